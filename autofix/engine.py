@@ -1,0 +1,298 @@
+"""One file: bytes → parse → rules → fixes → bytes.
+
+The engine never reads or writes files, never prints and knows nothing of
+click; :func:`check_source` is a pure function of its arguments and never
+raises for bad input: problems come back as ``FileResult.error``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from autofix.diff import unified_diff
+from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
+from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
+
+_SUPPRESSION = re.compile(r"#\s*autofix\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+
+
+class FixConflict(Exception):
+    """Internal: a fix's edits cannot be applied together with the ones already chosen."""
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def check_source(
+    source: bytes,
+    path: str,
+    rules: Sequence[Type[Rule]],
+    options: Options = Options(),
+) -> FileResult:
+    """Lint ``source`` with ``rules``; with ``options.fix``, also fix it to a fixpoint."""
+    if b"\x00" in source:
+        return FileResult(path, source, source, error="file contains a NUL byte (binary file?)")
+    prefilter_text = source.decode("latin-1")
+    active = [r for r in rules if r.may_fire(prefilter_text)]
+    if not active:
+        return FileResult(path, source, source, skipped_by_prefilter=True)
+
+    module, error = parse(source)
+    if module is None:
+        return FileResult(path, source, source, error=error)
+
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    try:
+        reports, context = _lint(wrapper, active, path)
+    except Exception as exc:  # a rule crashed: report it for this file, keep the run going
+        return FileResult(path, source, source, error=f"internal error in autofix: {type(exc).__name__}: {exc}")
+    positions = context.metadata(PositionProvider)
+    old_code = wrapper.module.code
+    findings = []
+    for report in reports:
+        fix_info = None
+        if report.fix is not None:
+            fix_info = _render_fix(wrapper.module, positions, report.fix, old_code, path)
+        findings.append(_finding(path, report, positions, fix_info))
+    findings.sort(key=lambda f: (f.line, f.column, f.code))
+
+    fixed = source
+    applied: Tuple[str, ...] = ()
+    if options.fix:
+        try:
+            fixed, applied = _fix_to_fixpoint(wrapper, reports, active, path, options)
+        except Exception as exc:
+            return FileResult(
+                path,
+                source,
+                source,
+                tuple(findings),
+                error=f"internal error while fixing (file left unchanged): {type(exc).__name__}: {exc}",
+            )
+    return FileResult(path, source, fixed, tuple(findings), applied_codes=applied)
+
+
+def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
+    """Parse bytes (PEP 263 cookie and BOM aware) or say why not."""
+    try:
+        return cst.parse_module(source), None
+    except cst.ParserSyntaxError as exc:
+        message = str(exc).splitlines()[0] if str(exc) else "invalid syntax"
+        detail = getattr(exc, "message", None) or message
+        return None, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {detail.strip()}"
+    except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
+        return None, f"cannot decode file: {exc}"
+    except RecursionError:
+        return None, "file is too deeply nested to parse"
+    except Exception as exc:  # LibCST raises a few other types on exotic input
+        return None, f"cannot parse file: {type(exc).__name__}: {exc}"
+
+
+# --------------------------------------------------------------------------- linting
+
+
+def _lint(
+    wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str
+) -> Tuple[List[Report], RuleContext]:
+    context = RuleContext(wrapper, path)
+    reports: List[Report] = []
+    for rule_cls in rules:
+        rule = rule_cls(context)
+        rule.check()
+        reports.extend(rule.reports)
+    lines = wrapper.module.code.splitlines()
+    positions = context.metadata(PositionProvider)
+    return [r for r in reports if not _suppressed(r, lines, positions)], context
+
+
+def _suppressed(report: Report, lines: List[str], positions) -> bool:
+    line_no = positions[report.node].start.line
+    if line_no > len(lines):
+        return False
+    match = _SUPPRESSION.search(lines[line_no - 1])
+    if not match:
+        return False
+    codes = match.group("codes")
+    if codes is None:
+        return True
+    wanted = {c.strip().upper() for c in codes.split(",") if c.strip()}
+    return any(report.code.startswith(c) for c in wanted)
+
+
+def _finding(path: str, report: Report, positions, fix: Optional[FixInfo]) -> Finding:
+    start = positions[report.node].start
+    end = positions[report.end_node or report.node].end
+    return Finding(
+        path=path,
+        code=report.code,
+        name=report.name,
+        message=report.message,
+        line=start.line,
+        column=start.column + 1,
+        end_line=end.line,
+        end_column=end.column + 1,
+        fix=fix,
+    )
+
+
+def _allowed(fix: Optional[Fix], options: Options) -> bool:
+    return fix is not None and (fix.applicability is Applicability.SAFE or options.unsafe_fixes)
+
+
+# --------------------------------------------------------------------------- fixing
+
+
+def _fix_to_fixpoint(
+    wrapper: MetadataWrapper,
+    reports: List[Report],
+    rules: Sequence[Type[Rule]],
+    path: str,
+    options: Options,
+) -> Tuple[bytes, Tuple[str, ...]]:
+    original = wrapper.module
+    applied: Set[str] = set()
+    module = original
+    positions = wrapper.resolve(PositionProvider)
+    for _ in range(options.max_passes):
+        fixes = [(r.code, r.fix) for r in reports if _allowed(r.fix, options)]
+        if not fixes:
+            break
+        new_module, codes = apply_fixes(module, positions, fixes)
+        if not codes:
+            break
+        applied.update(codes)
+        # Re-parse so that positions and metadata describe the new text exactly.
+        module = cst.parse_module(new_module.bytes)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        reports, context = _lint(wrapper, rules, path)
+        positions = context.metadata(PositionProvider)
+    else:
+        if any(_allowed(r.fix, options) for r in reports):
+            raise RuntimeError(f"fixes did not converge after {options.max_passes} passes")
+    if module is original:
+        return original.bytes, ()
+    _check_compiles(module.code, path)
+    return module.bytes, tuple(sorted(applied))
+
+
+def _check_compiles(code: str, path: str) -> None:
+    try:
+        compile(code, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise RuntimeError(f"fixed source does not compile: {exc}") from exc
+
+
+def _span(positions, node: cst.CSTNode) -> CodeRange:
+    return positions[node]
+
+
+def _overlaps(a: CodeRange, b: CodeRange) -> bool:
+    a0, a1 = (a.start.line, a.start.column), (a.end.line, a.end.column)
+    b0, b1 = (b.start.line, b.start.column), (b.end.line, b.end.column)
+    return a0 < b1 and b0 < a1 or a0 == b0
+
+
+def apply_fixes(
+    module: cst.Module, positions, fixes: Sequence[Tuple[str, Fix]]
+) -> Tuple[cst.Module, List[str]]:
+    """Apply every fix whose edits do not overlap an earlier one; return the codes applied.
+
+    Overlapping fixes are left for the next pass of the fixpoint loop.
+    """
+    taken: List[CodeRange] = []
+    plan = _Plan()
+    codes: List[str] = []
+    for code, fix in fixes:
+        spans = [_span(positions, edit.node) for edit in fix.edits]
+        if any(_overlaps(s, t) for s in spans for t in taken):
+            continue
+        taken.extend(spans)
+        plan.add(fix)
+        codes.append(code)
+    if not codes:
+        return module, []
+    return module.visit(_Applier(plan)), codes
+
+
+class _Plan:
+    def __init__(self) -> None:
+        self.replace: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self.before: Dict[cst.CSTNode, List[cst.BaseStatement]] = {}
+        self.after: Dict[cst.CSTNode, List[cst.BaseStatement]] = {}
+        self.remove: Set[cst.CSTNode] = set()
+
+    def add(self, fix: Fix) -> None:
+        for edit in fix.edits:
+            if isinstance(edit, Replace):
+                self.replace[edit.node] = edit.replacement
+            elif isinstance(edit, InsertBefore):
+                self.before.setdefault(edit.node, []).extend(edit.statements)
+            elif isinstance(edit, InsertAfter):
+                self.after.setdefault(edit.node, []).extend(edit.statements)
+            elif isinstance(edit, Remove):
+                self.remove.add(edit.node)
+            else:  # pragma: no cover - the Edit union is closed
+                raise TypeError(edit)
+
+
+class _Applier(cst.CSTTransformer):
+    def __init__(self, plan: _Plan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def on_leave(self, original_node, updated_node):
+        updated_node = super().on_leave(original_node, updated_node)
+        plan = self.plan
+        if original_node in plan.remove:
+            return cst.RemovalSentinel.REMOVE
+        if original_node in plan.replace:
+            updated_node = plan.replace[original_node]
+        before = plan.before.get(original_node, ())
+        after = plan.after.get(original_node, ())
+        if before or after:
+            return cst.FlattenSentinel([*before, updated_node, *after])
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        if not updated_node.body:
+            return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated_node
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if not updated_node.body:
+            return cst.RemovalSentinel.REMOVE
+        return updated_node
+
+    def leave_SimpleStatementSuite(self, original_node, updated_node):
+        if not updated_node.body:
+            return updated_node.with_changes(body=[cst.Pass()])
+        return updated_node
+
+
+def _render_fix(module: cst.Module, positions, fix: Fix, old_code: str, path: str) -> FixInfo:
+    new_module, _ = apply_fixes(module, positions, [("", fix)])
+    new_code = new_module.code
+    return FixInfo(
+        applicability=fix.applicability,
+        title=fix.title,
+        diff=unified_diff(old_code, new_code, path),
+        edits=text_edits(old_code, new_code),
+    )
+
+
+def text_edits(old: str, new: str) -> Tuple[TextEdit, ...]:
+    """Line-granular minimal edits turning ``old`` into ``new``."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    edits = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        edits.append(TextEdit(i1 + 1, 0, i2 + 1, 0, "".join(b[j1:j2])))
+    return tuple(edits)

@@ -1,0 +1,209 @@
+"""The rule interface.
+
+A rule is one module under ``autofix/rules/`` holding one :class:`Rule`
+subclass. Its docstring is its documentation (``autofix --explain``), written
+in ruff's sections: *What it does*, *Why is this bad?*, *Example* /
+*Use instead:*, *Fix safety*, *References*.
+
+A rule never reads files, configuration or output options. The engine hands it
+a :class:`RuleContext` with the parsed module, resolved LibCST metadata and a
+shared cache for analysis facts, and the rule calls :meth:`Rule.report` with
+an optional :class:`Fix` made of CST edits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, ProviderT
+
+from autofix.types import Applicability, Expectation
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------- edits
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Replace ``node`` (any node) with ``replacement``."""
+
+    node: cst.CSTNode
+    replacement: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class InsertBefore:
+    """Insert statements before the statement ``node`` in its block."""
+
+    node: cst.BaseStatement
+    statements: Tuple[cst.BaseStatement, ...]
+
+
+@dataclass(frozen=True)
+class InsertAfter:
+    """Insert statements after the statement ``node`` in its block."""
+
+    node: cst.BaseStatement
+    statements: Tuple[cst.BaseStatement, ...]
+
+
+@dataclass(frozen=True)
+class Remove:
+    """Remove a statement (or a small statement of a ``;`` line).
+
+    A block left empty gets a ``pass``.
+    """
+
+    node: Union[cst.BaseStatement, cst.BaseSmallStatement]
+
+
+Edit = Union[Replace, InsertBefore, InsertAfter, Remove]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A change that cures one finding: CST edits applied together or not at all.
+
+    The edits of one fix must target distinct nodes, none inside another.
+    """
+
+    edits: Tuple[Edit, ...]
+    title: str
+    applicability: Applicability = Applicability.SAFE
+
+    @classmethod
+    def safe(cls, title: str, *edits: Edit) -> "Fix":
+        return cls(tuple(edits), title, Applicability.SAFE)
+
+    @classmethod
+    def unsafe(cls, title: str, *edits: Edit) -> "Fix":
+        return cls(tuple(edits), title, Applicability.UNSAFE)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule reported: nodes to point at, the message, the fix."""
+
+    code: str
+    name: str
+    message: str
+    node: cst.CSTNode
+    end_node: Optional[cst.CSTNode]
+    fix: Optional[Fix]
+
+
+# --------------------------------------------------------------------------- context
+
+
+class RuleContext:
+    """What a rule may look at for one module.
+
+    Metadata is resolved once per module by the engine for the union of the
+    selected rules' ``METADATA_DEPENDENCIES``; analysis facts shared between
+    rules are computed once through :meth:`fact`.
+    """
+
+    def __init__(self, wrapper: MetadataWrapper, path: str) -> None:
+        self.wrapper = wrapper
+        self.module: cst.Module = wrapper.module
+        self.path = path
+        self._metadata: Dict[ProviderT, Any] = {}
+        self._facts: Dict[Any, Any] = {}
+
+    def metadata(self, provider: ProviderT) -> Any:
+        """The provider's node → value mapping (resolved lazily, once)."""
+        if provider not in self._metadata:
+            self._metadata[provider] = self.wrapper.resolve(provider)
+        return self._metadata[provider]
+
+    def get(self, provider: ProviderT, node: cst.CSTNode, default: Any = None) -> Any:
+        return self.metadata(provider).get(node, default)
+
+    def fact(self, key: Any, compute: Callable[[], T]) -> T:
+        """Compute an analysis fact once per module, shared by every rule."""
+        if key not in self._facts:
+            self._facts[key] = compute()
+        return self._facts[key]
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+# --------------------------------------------------------------------------- rule
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and :meth:`check`."""
+
+    #: ``AF101`` … unique across rules.
+    CODE: ClassVar[str]
+    #: Kebab-case name of the anti-pattern, e.g. ``double-backward``.
+    NAME: ClassVar[str]
+    #: One line: what the rule detects.
+    SUMMARY: ClassVar[str]
+    #: Default message template for :meth:`report`.
+    MESSAGE: ClassVar[str]
+    #: Words whose absence from a file's text proves the rule cannot fire there.
+    #: The engine pre-filters on them before parsing (any one must occur).
+    TRIGGERS: ClassVar[Tuple[str, ...]] = ()
+    #: LibCST metadata providers the rule reads; resolved by the engine.
+    METADATA_DEPENDENCIES: ClassVar[Tuple[ProviderT, ...]] = (PositionProvider,)
+    #: What the gradient verifier must find after this rule's fixes.
+    EXPECTATION: ClassVar[Expectation] = Expectation.IDENTICAL_OR_REPAIRED
+
+    registry: ClassVar[List[Type["Rule"]]] = []
+    _trigger_re: ClassVar[Optional["re.Pattern[str]"]] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "CODE", None):
+            Rule.registry.append(cls)
+            cls._trigger_re = (
+                re.compile("|".join(re.escape(t) for t in cls.TRIGGERS)) if cls.TRIGGERS else None
+            )
+
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.reports: List[Report] = []
+
+    # Rules implement this: inspect ``self.context`` and call ``self.report``.
+    def check(self) -> None:
+        raise NotImplementedError
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: Optional[str] = None,
+        *,
+        fix: Optional[Fix] = None,
+        end_node: Optional[cst.CSTNode] = None,
+    ) -> None:
+        self.reports.append(
+            Report(self.CODE, self.NAME, message or self.MESSAGE, node, end_node, fix)
+        )
+
+    @classmethod
+    def may_fire(cls, text: str) -> bool:
+        """Cheap text test: False means the rule cannot fire on this source."""
+        return cls._trigger_re is None or cls._trigger_re.search(text) is not None
+
+    @classmethod
+    def documentation(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "")
+
+
+def run_rule(rule_cls: Type[Rule], context: RuleContext) -> Sequence[Report]:
+    rule = rule_cls(context)
+    rule.check()
+    return rule.reports
+
+
+def iter_rules(rules: Iterable[Type[Rule]]) -> List[Type[Rule]]:
+    return sorted(rules, key=lambda r: r.CODE)

@@ -1,0 +1,127 @@
+"""The values that flow between autofix's layers.
+
+Everything here is a frozen dataclass or an enum, picklable, and free of LibCST
+nodes, so that results can cross process boundaries (``--jobs``) and reach the
+CLI, the language server and the verifier unchanged.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+
+class Applicability(str, enum.Enum):
+    """How much a fix can be trusted, in ruff's terms."""
+
+    #: The fix keeps the exact meaning of the code (applied by ``--write``).
+    SAFE = "safe"
+    #: The fix may change runtime behaviour (applied only with ``--unsafe-fixes``).
+    UNSAFE = "unsafe"
+
+
+class Expectation(str, enum.Enum):
+    """What the gradient verifier must observe after a rule's fix."""
+
+    #: Gradients equal the original's, or the original's reference run where it failed.
+    IDENTICAL_OR_REPAIRED = "identical-or-repaired"
+    #: The original failed (or leaked) and the patched run matches it up to that point.
+    REPAIRED = "repaired"
+    #: Gradients change where the rule says they must; the rule's invariant holds.
+    INTENDED_CHANGE = "intended-change"
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the text between two positions with ``new_text``.
+
+    Lines are 1-based, columns are 0-based offsets in code points; the end is
+    exclusive. Edits of one fix never overlap and are sorted by position.
+    """
+
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    new_text: str
+
+
+@dataclass(frozen=True)
+class FixInfo:
+    """A finding's own fix, rendered against the original source."""
+
+    applicability: Applicability
+    title: str
+    #: Unified diff of this fix alone applied to the original file.
+    diff: str
+    #: The same change as minimal text edits (used by the language server).
+    edits: Tuple[TextEdit, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reported problem. Lines and columns are 1-based (DESIGN.md)."""
+
+    path: str
+    code: str
+    name: str
+    message: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    fix: Optional[FixInfo] = None
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The verifier's verdict for one changed file."""
+
+    verdict: str
+    steps_compared: int = 0
+    max_abs_diff: Optional[float] = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Everything autofix learned about one file; never raises, never writes."""
+
+    path: str
+    #: The bytes as read (``None`` when the file could not be read).
+    source: Optional[bytes]
+    #: The bytes after applying the fixes that were requested (== source when nothing changed).
+    fixed: Optional[bytes]
+    findings: Tuple[Finding, ...] = ()
+    #: A per-file problem (syntax error, undecodable, unreadable) as text.
+    error: Optional[str] = None
+    #: True when the text pre-filter showed that no selected rule can fire.
+    skipped_by_prefilter: bool = False
+    #: Codes of the rules whose fixes produced ``fixed``.
+    applied_codes: Tuple[str, ...] = ()
+    verification: Optional[Verification] = None
+
+    @property
+    def changed(self) -> bool:
+        return self.source is not None and self.fixed is not None and self.fixed != self.source
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to check and what to fix; built by the CLI, config or language server."""
+
+    select: Tuple[str, ...] = ("AF",)
+    ignore: Tuple[str, ...] = ()
+    #: Apply fixes marked unsafe as well as safe ones.
+    unsafe_fixes: bool = False
+    #: Produce fixed output (``--diff``/``--write``); report-only runs skip the fixpoint.
+    fix: bool = True
+    #: Upper bound on fix passes before giving up on convergence.
+    max_passes: int = 8
+    #: Per-path ignores: (glob pattern, codes) pairs from configuration.
+    per_path_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = field(default_factory=tuple)
