@@ -1,0 +1,169 @@
+"""Training-step facts: backward calls, optimizer steps, zero_grad calls, no_grad regions.
+
+Optimizers are recognised by construction (``torch.optim.*`` resolved through
+LibCST qualified names, including ``self.opt = optim.Adam(...)``), by use
+(a receiver that has both ``.zero_grad()`` and ``.step()`` called on it,
+``scaler.step(opt)``) and, only for names the module never constructs as
+something else, by a conventional name (``optimizer``, ``opt_g``, …).
+Learning-rate schedulers are recognised the same way and are never optimizers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, Optional, Set
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider
+
+from autofix.analysis.names import dotted_name, method_call
+from autofix.rule import RuleContext
+
+_OPTIMIZER_NAME = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)(s?)(_\w+|\d+)?$", re.IGNORECASE)
+_GRAD_DISABLING = {
+    "torch.no_grad",
+    "torch.inference_mode",
+    "torch.autograd.no_grad",
+    "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.inference_mode",
+}
+
+
+def qualified_names(context: RuleContext, node: cst.CSTNode) -> Set[str]:
+    names = context.get(QualifiedNameProvider, node, set())
+    return {q.name for q in names}
+
+
+@dataclass
+class OptimizerFacts:
+    """Dotted names bound to optimizers and to LR schedulers anywhere in the module."""
+
+    optimizers: Set[str] = field(default_factory=set)
+    schedulers: Set[str] = field(default_factory=set)
+    #: receiver dotted name → methods called on it (``zero_grad``, ``step`` …)
+    methods: Dict[str, Set[str]] = field(default_factory=dict)
+
+    def is_optimizer(self, name: Optional[str]) -> bool:
+        if name is None or name in self.schedulers:
+            return False
+        if name in self.optimizers:
+            return True
+        used = self.methods.get(name, set())
+        if {"zero_grad", "step"} <= used:
+            return True
+        last = name.rsplit(".", 1)[-1]
+        return bool(_OPTIMIZER_NAME.search(last)) and "sched" not in last.lower()
+
+
+def optimizer_facts(context: RuleContext) -> OptimizerFacts:
+    return context.fact("optimizer_facts", lambda: _collect_optimizer_facts(context))
+
+
+def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
+    facts = OptimizerFacts()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if not isinstance(node.value, cst.Call):
+                return
+            kind = _constructed_kind(context, node.value)
+            if kind is None:
+                return
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name:
+                    (facts.optimizers if kind == "optimizer" else facts.schedulers).add(name)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            mc = method_call(node)
+            if mc is None:
+                return
+            receiver = dotted_name(mc[0])
+            if receiver:
+                facts.methods.setdefault(receiver, set()).add(mc[1])
+
+    context.module.visit(Visitor())
+    return facts
+
+
+def _constructed_kind(context: RuleContext, call: cst.Call) -> Optional[str]:
+    names = qualified_names(context, call.func) or {dotted_name(call.func) or ""}
+    for name in names:
+        if "lr_scheduler" in name or name.endswith("Scheduler") or name.endswith("LR"):
+            return "scheduler"
+        if name.startswith("torch.optim.") or name.startswith("optim."):
+            return "optimizer"
+    return None
+
+
+# --------------------------------------------------------------------------- calls
+
+
+def is_backward_call(context: RuleContext, call: cst.Call) -> bool:
+    """``x.backward(...)`` or ``torch.autograd.backward(...)``."""
+    mc = method_call(call)
+    if mc is not None and mc[1] == "backward":
+        return True
+    return "torch.autograd.backward" in qualified_names(context, call.func)
+
+
+def is_step_call(context: RuleContext, call: cst.Call) -> bool:
+    """An optimizer step: ``opt.step()``, ``scaler.step(opt)``."""
+    mc = method_call(call)
+    if mc is None or mc[1] != "step":
+        return False
+    facts = optimizer_facts(context)
+    receiver = dotted_name(mc[0])
+    if facts.is_optimizer(receiver):
+        return True
+    # AMP: scaler.step(optimizer)
+    return bool(call.args) and facts.is_optimizer(dotted_name(call.args[0].value))
+
+
+def is_zero_grad_call(call: cst.Call) -> bool:
+    mc = method_call(call)
+    return mc is not None and mc[1] == "zero_grad"
+
+
+# --------------------------------------------------------------------------- regions
+
+
+def disables_grad(context: RuleContext, item: cst.BaseExpression) -> bool:
+    """A ``with`` item or decorator that turns autograd off (``torch.no_grad()`` …)."""
+    call = item if isinstance(item, cst.Call) else None
+    func = call.func if call is not None else item
+    names = qualified_names(context, func) | {dotted_name(func) or ""}
+    if names & _GRAD_DISABLING or any(n.endswith(("no_grad", "inference_mode")) for n in names):
+        return True
+    if call is not None and any(n.endswith("set_grad_enabled") for n in names):
+        return bool(call.args) and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"
+    return False
+
+
+def grad_disabled_nodes(context: RuleContext) -> Set[cst.CSTNode]:
+    """The bodies of ``with torch.no_grad():`` blocks and ``@torch.no_grad()`` functions."""
+    return context.fact("grad_disabled_nodes", lambda: _collect_disabled(context))
+
+
+def _collect_disabled(context: RuleContext) -> Set[cst.CSTNode]:
+    found: Set[cst.CSTNode] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_With(self, node: cst.With) -> None:
+            if any(disables_grad(context, item.item) for item in node.items):
+                found.add(node.body)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if any(disables_grad(context, d.decorator) for d in node.decorators):
+                found.add(node.body)
+
+    context.module.visit(Visitor())
+    return found
+
+
+def iter_statements(block: cst.CSTNode) -> Iterator[cst.BaseStatement]:
+    """Statements of a block in source order (not descending into compound statements)."""
+    body = getattr(block, "body", ())
+    if isinstance(body, (list, tuple)):
+        yield from body
