@@ -1,0 +1,198 @@
+"""Check many files, in parallel when it pays.
+
+Small runs stay in this process. Larger ones use a pool of worker processes,
+forked (where the platform allows) after the parser and the rules are warmed,
+so that no worker pays for imports. Work is handed out in small batches, a few
+per worker, and each result is sent back as a value as soon as it is ready:
+memory stays flat however large the tree, and no parsed tree ever leaves a
+worker. A worker that dies (a crash in native code, the OOM killer) costs only
+the file it was on, which comes back with ``error`` set; the pool replaces it.
+"""
+
+from __future__ import annotations
+
+import collections
+import multiprocessing
+import os
+import signal
+from multiprocessing.connection import Connection, wait
+from typing import Deque, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from autofix import api
+from autofix.types import FileResult, Options
+
+#: Runs with at most this many files are not worth starting processes for.
+IN_PROCESS_MAX_FILES = 2
+#: Paths per message to a worker; small, so that work spreads evenly near the end.
+BATCH_SIZE = 8
+
+_Task = Tuple[int, str]
+
+
+def run(paths: Sequence[str], options: Options, *, jobs: Optional[int] = None) -> Iterator[FileResult]:
+    """Yield one :class:`FileResult` per path, in the order they complete.
+
+    ``jobs`` is the number of worker processes (``None``: one per core). A
+    failure while checking one file, even the death of its worker, becomes that
+    file's ``error`` and never stops the run.
+    """
+    paths = list(paths)
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    jobs = max(1, min(jobs, len(paths)))
+    if jobs == 1 or len(paths) <= IN_PROCESS_MAX_FILES:
+        for path in paths:
+            yield check_path(path, options)
+        return
+    warm(options)
+    yield from _Pool(jobs, options).run(paths)
+
+
+def check_path(path: str, options: Options) -> FileResult:
+    """:func:`autofix.api.check_file`, with anything unexpected turned into the file's error."""
+    try:
+        return api.check_file(path, options)
+    except RecursionError:
+        return FileResult(path, None, None, error="internal error: too deeply nested to check")
+    except Exception as exc:
+        return FileResult(path, None, None, error=f"internal error: {type(exc).__name__}: {exc}")
+
+
+def warm(options: Options) -> None:
+    """Import and exercise everything a check needs, so that forked workers inherit it."""
+    # Warm the parser, pre-fork: the first parse loads LibCST's native module.
+    sample = b"import torch\nfor x in y:\n    loss = f(x)\n    loss.backward()\n    opt.step()\n"
+    try:
+        from autofix import registry
+
+        registry.all_rules()
+        api.fix_source(sample, "<warm-up>", options)
+    except Exception:
+        pass  # a broken rule set shows up again, per file, where it can be reported
+
+
+# --------------------------------------------------------------------------- the pool
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _worker(conn: Connection, options: Options) -> None:
+    # Ctrl-C reaches the whole process group; the parent decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if batch is None:
+            return
+        for index, path in batch:
+            result = check_path(path, options)
+            try:
+                conn.send((index, result))
+            except (BrokenPipeError, EOFError):
+                return
+            except Exception as exc:  # e.g. a result that cannot be pickled
+                conn.send((index, FileResult(path, None, None, error=f"internal error: {type(exc).__name__}: {exc}")))
+
+
+class _Worker:
+    def __init__(self, context: multiprocessing.context.BaseContext, options: Options) -> None:
+        self.conn, child = context.Pipe(duplex=True)
+        self.process = context.Process(target=_worker, args=(child, options), daemon=True)
+        self.process.start()
+        child.close()
+        self.pending: Deque[_Task] = collections.deque()
+
+    def send(self, batch: List[_Task]) -> None:
+        self.pending.extend(batch)
+        self.conn.send(batch)
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.conn.close()
+
+
+class _Pool:
+    def __init__(self, jobs: int, options: Options) -> None:
+        self.jobs = jobs
+        self.options = options
+        self.context = _context()
+
+    def run(self, paths: List[str]) -> Iterator[FileResult]:
+        todo: Deque[_Task] = collections.deque(enumerate(paths))
+        workers: Dict[int, _Worker] = {}
+        try:
+            for _ in range(self.jobs):
+                worker = _Worker(self.context, self.options)
+                workers[id(worker)] = worker
+            # Two batches per worker: one to work on, one waiting, never more.
+            for worker in workers.values():
+                self._feed(worker, todo)
+                self._feed(worker, todo)
+            while workers:
+                ready = wait([w.conn for w in workers.values()] + [w.process.sentinel for w in workers.values()])
+                for worker in list(workers.values()):
+                    if worker.conn in ready or worker.process.sentinel in ready:
+                        for result in self._collect(worker, todo, workers):
+                            yield result
+        finally:
+            for worker in workers.values():
+                worker.stop()
+            for worker in workers.values():
+                worker.process.join(timeout=1)
+                if worker.process.is_alive():
+                    worker.process.terminate()
+                    worker.process.join(timeout=1)
+
+    def _collect(self, worker: _Worker, todo: Deque[_Task], workers: Dict[int, _Worker]) -> Iterator[FileResult]:
+        while True:
+            try:
+                if not worker.conn.poll():
+                    break
+                index, result = worker.conn.recv()
+            except (EOFError, OSError):
+                break
+            worker.pending.popleft()
+            yield result
+            if len(worker.pending) <= BATCH_SIZE:
+                self._feed(worker, todo)
+        if worker.process.is_alive() or worker.process.exitcode is None:
+            if not worker.pending and not todo:
+                del workers[id(worker)]
+                worker.stop()
+            return
+        # The worker died. The file it was on is the culprit; the rest go back in line.
+        del workers[id(worker)]
+        worker.conn.close()
+        if worker.pending:
+            _, path = worker.pending.popleft()
+            yield FileResult(path, None, None, error=_death_message(worker.process.exitcode))
+            todo.extendleft(reversed(worker.pending))
+        if todo:
+            replacement = _Worker(self.context, self.options)
+            workers[id(replacement)] = replacement
+            self._feed(replacement, todo)
+            self._feed(replacement, todo)
+
+    def _feed(self, worker: _Worker, todo: Deque[_Task]) -> None:
+        batch = [todo.popleft() for _ in range(min(BATCH_SIZE, len(todo)))]
+        if batch:
+            worker.send(batch)
+
+
+def _death_message(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"internal error: the worker checking this file died ({name})"
+    return f"internal error: the worker checking this file exited with status {exitcode}"
