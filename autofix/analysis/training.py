@@ -16,6 +16,7 @@ from typing import Dict, Iterator, Optional, Set
 
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
+from libcst.metadata.base_provider import LazyValue
 
 from autofix.analysis.names import dotted_name, method_call
 from autofix.rule import RuleContext
@@ -32,6 +33,9 @@ _GRAD_DISABLING = {
 
 def qualified_names(context: RuleContext, node: cst.CSTNode) -> Set[str]:
     names = context.get(QualifiedNameProvider, node, set())
+    # MetadataWrapper.resolve hands out qualified names as LibCST LazyValues.
+    if isinstance(names, LazyValue):
+        names = names()
     return {q.name for q in names}
 
 
@@ -43,6 +47,9 @@ class OptimizerFacts:
     schedulers: Set[str] = field(default_factory=set)
     #: receiver dotted name → methods called on it (``zero_grad``, ``step`` …)
     methods: Dict[str, Set[str]] = field(default_factory=dict)
+    #: optimizer dotted name → what it was built from: ``model`` for
+    #: ``Adam(model.parameters())``, ``params`` for ``SGD(params)``.
+    param_sources: Dict[str, Set[str]] = field(default_factory=dict)
 
     def is_optimizer(self, name: Optional[str]) -> bool:
         if name is None or name in self.schedulers:
@@ -74,6 +81,8 @@ def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
                 name = dotted_name(target.target)
                 if name:
                     (facts.optimizers if kind == "optimizer" else facts.schedulers).add(name)
+                    if kind == "optimizer":
+                        facts.param_sources.setdefault(name, set()).update(_param_sources(node.value))
 
         def visit_Call(self, node: cst.Call) -> None:
             mc = method_call(node)
@@ -85,6 +94,27 @@ def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
 
     context.module.visit(Visitor())
     return facts
+
+
+def _param_sources(call: cst.Call) -> Set[str]:
+    """Models or parameter lists an optimizer constructor call was given."""
+    args = [a for a in call.args if a.keyword is None or a.keyword.value == "params"][:1]
+    found: Set[str] = set()
+    stack: list = [a.value for a in args]
+    while stack:
+        node = stack.pop()
+        mc = method_call(node)
+        if mc is not None and mc[1] in ("parameters", "named_parameters"):
+            name = dotted_name(mc[0])
+            if name:
+                found.add(name)
+            continue
+        name = dotted_name(node)
+        if name is not None:
+            found.add(name)
+            continue
+        stack.extend(c for c in node.children if isinstance(c, cst.BaseExpression) or isinstance(c, (cst.Element, cst.DictElement, cst.Arg, cst.CompFor)))
+    return found
 
 
 def _constructed_kind(context: RuleContext, call: cst.Call) -> Optional[str]:

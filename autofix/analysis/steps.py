@@ -1,0 +1,474 @@
+"""Training-step segmentation and graph sharing inside one function.
+
+Two facts built here serve AF101 and AF104:
+
+* :func:`graph_flow` — a def-use walk over each function body (and the module
+  body) that records, for every ``backward()`` call, the set of *graph origins*
+  its loss derives from. An origin is a value computed with autograd in this
+  scope: the result of a module-like call (``model(x)``, ``self.backbone(f)``,
+  ``compute_losses(...)``). Two losses whose origin sets intersect were built
+  from one forward pass, so their backward traversals go through one graph.
+  Data never makes an origin: factories (``torch.randn``), loaders
+  (``next(it)``, ``get_batch()``), ``.detach()``/``.item()``, anything computed
+  under ``torch.no_grad()``; parameters and loop variables are leaves.
+
+* :func:`linear_block` — the statements of one block in execution order with
+  ``with`` bodies flattened in (``autocast`` wraps the forward but does not
+  branch), which is the granularity the rules reason about.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+
+import libcst as cst
+
+from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
+from autofix.analysis.training import disables_grad, is_backward_call, qualified_names
+from autofix.rule import RuleContext
+
+Origins = FrozenSet[int]
+_EMPTY: Origins = frozenset()
+
+# Methods that cut the graph: their result carries no autograd history.
+_CUT_METHODS = {"detach", "detach_", "item", "tolist", "numpy", "cpu_numpy", "__len__", "size", "dim", "numel"}
+_CUT_ATTRIBUTES = {"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim"}
+# Methods that keep the receiver's graph without adding parameters of their own:
+# tensor methods, container access, and AMP loss scaling.
+_PASS_METHODS = {
+    "to", "cuda", "cpu", "float", "half", "double", "bfloat16", "long", "int", "bool", "type", "type_as",
+    "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "flatten", "unflatten",
+    "squeeze", "unsqueeze", "contiguous", "clone", "expand", "expand_as", "repeat", "chunk", "split",
+    "unbind", "narrow", "select", "index_select", "gather", "masked_fill", "masked_select", "where",
+    "sum", "mean", "std", "var", "norm", "abs", "pow", "exp", "log", "sqrt", "sigmoid", "tanh", "relu",
+    "softmax", "log_softmax", "max", "min", "argmax", "argmin", "clamp", "clip", "neg", "mul", "add",
+    "sub", "div", "matmul", "mm", "bmm", "dot", "square", "prod", "cumsum", "logsumexp", "lerp",
+    "get", "values", "items", "keys", "pop", "copy", "append", "extend", "scale", "float_power",
+}
+_BUILTINS = {
+    "len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "sum", "min", "max", "abs",
+    "float", "int", "bool", "str", "print", "isinstance", "sorted", "reversed", "map", "filter",
+    "round", "any", "all", "getattr", "hasattr", "id", "repr", "format",
+}
+_NO_GRAPH_BUILTINS = {"len", "range", "print", "isinstance", "str", "id", "repr", "format", "hasattr", "iter", "next"}
+# Callees that fetch or synthesise data: with no graph-carrying argument their
+# result is an input, not a forward pass.
+_DATA_CALLEE = re.compile(
+    r"batch|data|loader|sample|fetch|load|read|synth|noise|rand|augment|transform|"
+    r"preprocess|prepare|collate|^next$|^iter$|tokeni[sz]|encode_input|get_input",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class BackwardUse:
+    """One ``backward()`` call and what its loss was built from when it ran."""
+
+    call: cst.Call
+    #: The tensor that is back-propagated (receiver, or first argument of ``torch.autograd.backward``).
+    tensor: Optional[cst.BaseExpression]
+    origins: Origins
+
+
+@dataclass
+class GraphFlow:
+    """Per-module result of the def-use walk."""
+
+    uses: Dict[cst.Call, BackwardUse] = field(default_factory=dict)
+    #: ``for l in losses:`` loops: origins of the container's elements, and
+    #: whether distinct elements provably share an origin.
+    containers: Dict[cst.For, Tuple[Origins, bool]] = field(default_factory=dict)
+
+    def origins(self, call: cst.Call) -> Origins:
+        use = self.uses.get(call)
+        return use.origins if use else _EMPTY
+
+
+def graph_flow(context: RuleContext) -> GraphFlow:
+    return context.fact("graph_flow", lambda: _GraphWalker(context).run())
+
+
+@dataclass
+class _Value:
+    origins: Origins = _EMPTY
+    #: Elements of a container built here share an origin (``[crit(o) for o in model(x)]``).
+    shared_elements: bool = False
+
+
+class _GraphWalker:
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.flow = GraphFlow()
+        self._ids = itertools.count(1)
+
+    def run(self) -> GraphFlow:
+        self._walk_body(self.context.module.body, {}, False)
+        return self.flow
+
+    # ------------------------------------------------------------------ statements
+
+    def _walk_body(self, body, env: Dict[str, _Value], disabled: bool) -> None:
+        for stmt in body:
+            self._walk_stmt(stmt, env, disabled)
+
+    def _walk_stmt(self, stmt: cst.CSTNode, env: Dict[str, _Value], disabled: bool) -> None:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            # A new scope: its parameters are leaves, it sees no locals of ours.
+            inner_disabled = isinstance(stmt, cst.FunctionDef) and any(
+                disables_grad(self.context, d.decorator) for d in stmt.decorators
+            )
+            self._walk_body(_block_body(stmt.body), {}, inner_disabled)
+            return
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._walk_small(small, env, disabled)
+            return
+        if isinstance(stmt, cst.With):
+            off = disabled or any(disables_grad(self.context, item.item) for item in stmt.items)
+            for item in stmt.items:
+                if item.asname is not None:
+                    self._bind(item.asname.name, _EMPTY, env)
+            self._walk_body(_block_body(stmt.body), env, off)
+            return
+        if isinstance(stmt, cst.For):
+            value = self._value(stmt.iter, env, disabled)
+            self._bind(stmt.target, value.origins, env)
+            self.flow.containers[stmt] = (value.origins, value.shared_elements)
+        if isinstance(stmt, cst.SimpleStatementSuite):
+            for small in stmt.body:
+                self._walk_small(small, env, disabled)
+            return
+        # if / while / try / match: walk every branch in order with one
+        # environment (an assignment in a branch may happen).
+        for child in _child_blocks(stmt):
+            self._walk_body(_block_body(child), env, disabled)
+
+    def _walk_small(self, small: cst.BaseSmallStatement, env: Dict[str, _Value], disabled: bool) -> None:
+        if isinstance(small, cst.Assign):
+            value = self._value(small.value, env, disabled)
+            for target in small.targets:
+                self._assign(target.target, value, env)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._assign(small.target, self._value(small.value, env, disabled), env)
+        elif isinstance(small, cst.AugAssign):
+            value = self._value(small.value, env, disabled)
+            name = dotted_name(small.target)
+            if name is not None:
+                old = env.get(name, _Value())
+                env[name] = _Value(old.origins | value.origins, old.shared_elements)
+        elif isinstance(small, cst.Expr):
+            self._value(small.value, env, disabled)
+            self._container_mutation(small.value, env, disabled)
+        self._record_backward_calls(small, env, disabled)
+
+    def _record_backward_calls(self, small: cst.CSTNode, env, disabled: bool) -> None:
+        for call in iter_calls(small):
+            if not is_backward_call(self.context, call):
+                continue
+            mc = method_call(call)
+            if mc is not None and mc[1] == "backward":
+                tensor: Optional[cst.BaseExpression] = mc[0]
+            else:
+                tensor = call.args[0].value if call.args else None
+            origins = self._value(tensor, env, disabled).origins if tensor is not None else _EMPTY
+            self.flow.uses[call] = BackwardUse(call, tensor, origins)
+
+    def _container_mutation(self, expr: cst.BaseExpression, env, disabled: bool) -> None:
+        # losses.append(l) / losses.extend(ls): the container now holds l's graph.
+        mc = method_call(expr)
+        if mc is None or mc[1] not in ("append", "extend", "insert") or not expr.args:
+            return
+        name = dotted_name(mc[0])
+        if name is None:
+            return
+        added = self._value(expr.args[-1].value, env, disabled).origins
+        old = env.get(name, _Value())
+        shared = old.shared_elements or bool(old.origins & added)
+        env[name] = _Value(old.origins | added, shared)
+
+    def _assign(self, target: cst.BaseExpression, value: _Value, env) -> None:
+        if isinstance(target, cst.Subscript):
+            # losses["cls"] = l: the dict now holds l's graph as well.
+            name = dotted_name(target.value)
+            if name is not None:
+                old = env.get(name, _Value())
+                shared = old.shared_elements or bool(old.origins & value.origins)
+                env[name] = _Value(old.origins | value.origins, shared)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                inner = element.value
+                if isinstance(inner, cst.StarredElement):
+                    inner = inner.value
+                self._assign(inner, _Value(value.origins, False), env)
+            return
+        name = dotted_name(target)
+        if name is not None:
+            env[name] = value
+            # Rebinding self.x invalidates what we knew about self.x.y.
+            for key in [k for k in env if k.startswith(name + ".")]:
+                del env[key]
+
+    def _bind(self, target: cst.CSTNode, origins: Origins, env) -> None:
+        if isinstance(target, cst.BaseExpression):
+            self._assign(target, _Value(origins), env)
+
+    # ------------------------------------------------------------------ expressions
+
+    def _new_origin(self) -> Origins:
+        return frozenset((next(self._ids),))
+
+    def _value(self, node: Optional[cst.CSTNode], env, disabled: bool) -> _Value:
+        if node is None or disabled:
+            return _Value()
+        if isinstance(node, cst.Name):
+            return env.get(node.value, _Value())
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in _CUT_ATTRIBUTES:
+                return _Value()
+            name = dotted_name(node)
+            if name is not None and name in env:
+                return env[name]
+            return _Value(self._value(node.value, env, disabled).origins)
+        if isinstance(node, cst.Subscript):
+            return _Value(self._value(node.value, env, disabled).origins)
+        if isinstance(node, cst.Call):
+            return self._call_value(node, env, disabled)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            return self._comprehension_value(node, env, disabled)
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            parts = [self._value(e.value, env, disabled).origins for e in node.elements]
+            return _Value(_union(parts), _pairwise_share(parts))
+        if isinstance(node, cst.Dict):
+            parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
+            return _Value(_union(parts), _pairwise_share(parts))
+        if isinstance(node, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
+            return _Value()
+        parts = [self._value(child, env, disabled).origins for child in node.children if isinstance(child, cst.CSTNode)]
+        return _Value(_union(parts))
+
+    def _comprehension_value(self, node, env, disabled: bool) -> _Value:
+        inner = dict(env)
+        source = _EMPTY
+        for comp in _generators(node.for_in):
+            iterated = self._value(comp.iter, inner, disabled).origins
+            source |= iterated
+            self._bind(comp.target, iterated, inner)
+        elt = node.value if isinstance(node, cst.DictComp) else node.elt
+        element = self._value(elt, inner, disabled).origins
+        # Every element was computed from the same iterated graph value.
+        return _Value(source | element, bool(source))
+
+    def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
+        args = _union(self._value(a.value, env, disabled).origins for a in call.args)
+        qualified = qualified_names(self.context, call.func)
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in _CUT_METHODS:
+                return _Value()
+            if method in ("values", "items", "keys", "copy"):
+                return self._value(func.value, env, disabled)
+            receiver = self._value(func.value, env, disabled).origins
+            if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
+                return _Value(receiver | args)
+            if method in _PASS_METHODS or receiver:
+                return _Value(receiver | args)
+            if not args and _DATA_CALLEE.search(method):
+                return _Value()
+            # model.encode(x), self.backbone(x): a forward pass through parameters.
+            return _Value(args | self._new_origin())
+        if isinstance(func, cst.Name):
+            if any(q.startswith(("torch.", "numpy.", "math.")) for q in qualified):
+                return _Value(args)
+            if func.value in _NO_GRAPH_BUILTINS:
+                return _Value()
+            if func.value in _BUILTINS:
+                return _Value(args)
+            if not args and _DATA_CALLEE.search(func.value):
+                return _Value()
+            return _Value(args | self._new_origin())
+        return _Value(args | self._value(func, env, disabled).origins | self._new_origin())
+
+
+def _generators(comp_for: Optional[cst.CompFor]) -> Iterator[cst.CompFor]:
+    while comp_for is not None:
+        yield comp_for
+        comp_for = comp_for.inner_for_in
+
+
+def _union(parts) -> Origins:
+    out: Set[int] = set()
+    for part in parts:
+        out |= part
+    return frozenset(out)
+
+
+def _pairwise_share(parts: List[Origins]) -> bool:
+    return any(a & b for a, b in itertools.combinations(parts, 2))
+
+
+def _block_body(block: cst.CSTNode):
+    body = getattr(block, "body", ())
+    return body if isinstance(body, (list, tuple)) else ()
+
+
+# --------------------------------------------------------------------------- linear blocks
+
+
+@dataclass(frozen=True)
+class Line:
+    """One statement of a linearised block: the statement and the small statement inside it."""
+
+    stmt: cst.BaseStatement
+    #: For a simple line, its small statement (``;`` lines give one Line each); else ``None``.
+    small: Optional[cst.BaseSmallStatement] = None
+
+    @property
+    def node(self) -> cst.CSTNode:
+        return self.small if self.small is not None else self.stmt
+
+
+def linear_block(context: RuleContext, body) -> List[Line]:
+    """Statements of ``body`` in order, ``with`` bodies (not ``no_grad``) flattened in."""
+    out: List[Line] = []
+    for stmt in body:
+        if isinstance(stmt, cst.With) and not any(disables_grad(context, i.item) for i in stmt.items):
+            out.extend(linear_block(context, _block_body(stmt.body)))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            out.extend(Line(stmt, small) for small in stmt.body)
+        else:
+            out.append(Line(stmt))
+    return out
+
+
+def expr_call(line: Line) -> Optional[cst.Call]:
+    """The call of an expression statement ``f(...)``."""
+    if isinstance(line.small, cst.Expr) and isinstance(line.small.value, cst.Call):
+        return line.small.value
+    return None
+
+
+def scopes(module: cst.Module) -> Iterator[Union[cst.Module, cst.FunctionDef]]:
+    """The module and every function in it (each a separate def-use scope)."""
+    yield module
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            if isinstance(child, cst.FunctionDef):
+                yield child
+            if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Module)):
+                stack.append(child)
+
+
+def blocks(scope: Union[cst.Module, cst.FunctionDef]) -> Iterator[Tuple[cst.CSTNode, list]]:
+    """``(owner, body)`` of every statement block of ``scope``, not entering nested functions.
+
+    ``with`` blocks are left out: :func:`linear_block` flattens them into their parent.
+    """
+    body = scope.body if isinstance(scope, cst.Module) else _block_body(scope.body)
+    yield scope, list(body)
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for child in _child_blocks(stmt):
+            inner = list(_block_body(child))
+            if not isinstance(stmt, cst.With):
+                yield stmt, inner
+            stack.extend(inner)
+
+
+def _child_blocks(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(stmt, name, None)
+        if part is None or isinstance(part, (list, tuple)):
+            continue
+        if isinstance(part, cst.BaseSuite):
+            yield part
+        elif isinstance(part, (cst.If, cst.Else, cst.Finally)):
+            if isinstance(part, cst.If):
+                yield from _child_blocks_if(part)
+            else:
+                yield part.body
+    for handler in getattr(stmt, "handlers", ()) or ():
+        yield handler.body
+    for case in getattr(stmt, "cases", ()) or ():
+        yield case.body
+
+
+def _child_blocks_if(node: cst.If) -> Iterator[cst.CSTNode]:
+    yield node.body
+    if isinstance(node.orelse, cst.If):
+        yield from _child_blocks_if(node.orelse)
+    elif isinstance(node.orelse, cst.Else):
+        yield node.orelse.body
+
+
+def has_keyword_true(call: cst.Call, name: str) -> bool:
+    arg = keyword(call, name)
+    return arg is not None and not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+
+
+def scope_uses_create_graph(scope: cst.CSTNode) -> bool:
+    """Second-order code anywhere in the function (gradient penalty, MAML, HVP)."""
+    return any(has_keyword_true(call, "create_graph") for call in iter_calls(scope))
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    """Plain names read in an expression (for reassignment checks)."""
+    found: Set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        else:
+            stack.extend(current.children)
+    return found
+
+
+def assigned_names(node: cst.CSTNode) -> Set[str]:
+    """Names (roots of dotted targets) bound anywhere in ``node``."""
+    found: Set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            found.update(_roots(n.target))
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            found.update(_roots(n.target))
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            found.update(_roots(n.target))
+
+        def visit_For(self, n: cst.For) -> None:
+            found.update(_roots(n.target))
+
+        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
+            found.update(_roots(n.target))
+
+    node.visit(Visitor())
+    return found
+
+
+def _roots(target: cst.CSTNode) -> Set[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out: Set[str] = set()
+        for element in target.elements:
+            out |= _roots(element.value)
+        return out
+    if isinstance(target, cst.StarredElement):
+        return _roots(target.value)
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return {target.value} if isinstance(target, cst.Name) else set()

@@ -1,0 +1,435 @@
+"""AF101: several backward() calls through one shared graph in one training step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
+from autofix.analysis.steps import (
+    GraphFlow,
+    Line,
+    assigned_names,
+    blocks,
+    expr_call,
+    graph_flow,
+    has_keyword_true,
+    linear_block,
+    names_in,
+    scope_uses_create_graph,
+    scopes,
+    _PASS_METHODS,
+)
+from autofix.analysis.training import is_backward_call, is_step_call, is_zero_grad_call, qualified_names
+from autofix.rule import Fix, Remove, Replace, Rule
+from autofix.types import Expectation
+
+# Operands that need no parentheses on either side of ``+``.
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.UnaryOperation)
+
+
+@dataclass
+class _Event:
+    line: Line
+    call: Optional[cst.Call] = None  # a plain ``t.backward(...)`` statement
+    loop: Optional[cst.For] = None  # ``for l in losses: l.backward(...)``
+    barrier: bool = False
+
+    @property
+    def backward_call(self) -> Optional[cst.Call]:
+        if self.call is not None:
+            return self.call
+        if self.loop is not None:
+            return expr_call(_loop_line(self.loop))
+        return None
+
+
+class DoubleBackward(Rule):
+    """
+    ## What it does
+    Finds two or more `backward()` calls in one training step (no optimizer
+    `step()` between them) whose losses come from one forward pass: the two
+    heads of `out1, out2 = model(x)`, losses computed from a shared `features`
+    tensor, a list of losses back-propagated in a loop. Also finds the same
+    tensor back-propagated twice (a duplicated line).
+
+    ## Why is this bad?
+    The first `backward()` frees the graph the losses share, so the second one
+    fails with `RuntimeError: Trying to backward through the graph a second
+    time (or directly access saved tensors after they have already been
+    freed)`. Adding `retain_graph=True` to the first call silences the error
+    but keeps every saved activation alive and walks the shared part of the
+    graph twice. Back-propagating the sum once gives the same gradients,
+    because gradients add up.
+
+    ## Example
+    ```python
+    features = backbone(images)
+    loss_cls = criterion(cls_head(features), labels)
+    loss_box = box_loss(box_head(features), boxes)
+    loss_cls.backward()
+    loss_box.backward()  # RuntimeError: the graph of `features` was freed
+    optimizer.step()
+    ```
+
+    Use instead:
+    ```python
+    features = backbone(images)
+    loss_cls = criterion(cls_head(features), labels)
+    loss_box = box_loss(box_head(features), boxes)
+    (loss_cls + loss_box).backward()
+    optimizer.step()
+    ```
+    Weights stay as written (`(0.5 * a).backward(retain_graph=True); b.backward()`
+    becomes `(0.5 * a + b).backward()`), the loss variables stay bound so that
+    logging `loss_cls.item()` still works, and `for l in losses: l.backward(...)`
+    becomes `sum(losses).backward()`. `retain_graph=True` is kept only when a
+    later backward in the same function still needs the graph.
+
+    Not reported: separate forward passes (gradient accumulation), GAN steps
+    whose discriminator loss uses `fake.detach()` or that call a `step()` in
+    between, second-order code using `create_graph=True`, calls with `inputs=`,
+    and calls passing an explicit `gradient` when the graph was retained.
+
+    ## Fix safety
+    Merging into one backward of the sum is safe: the gradients are the sum of
+    the separate contributions, as before (up to floating-point rounding order).
+    No fix is offered when a loss variable is reassigned between the calls, when
+    an earlier loss is an inline forward call (moving it would change the order
+    of computation), or when a call passes `gradient=`/`inputs=`.
+
+    Removing a repeated `backward()` of the same tensor (and a repeated
+    `step()` right after it) is unsafe: it changes how many updates run. The
+    original crashed there, so this is almost always the intent.
+
+    ## References
+    - [Autograd mechanics: saved tensors](https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors)
+    - [`torch.Tensor.backward`](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
+    """
+
+    CODE = "AF101"
+    NAME = "double-backward"
+    SUMMARY = "several backward() calls through one shared graph before the optimizer step"
+    MESSAGE = "backward() through a graph that an earlier backward() in this step already used"
+    TRIGGERS = ("backward",)
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    def check(self) -> None:
+        flow = graph_flow(self.context)
+        for scope in scopes(self.context.module):
+            # Verify that this is first-order code: gradient penalties, MAML and
+            # Hessian-vector products back-propagate through a graph on purpose.
+            if scope_uses_create_graph(scope):
+                continue
+            for _, body in blocks(scope):
+                self._check_block(linear_block(self.context, body), flow)
+
+    # ------------------------------------------------------------------ events
+
+    def _events(self, lines: Sequence[Line]) -> List[_Event]:
+        events = []
+        for line in lines:
+            call = expr_call(line)
+            if call is not None and is_backward_call(self.context, call):
+                events.append(_Event(line, call=call))
+            elif isinstance(line.stmt, cst.For) and line.small is None and self._loop_backward(line.stmt):
+                events.append(_Event(line, loop=line.stmt))
+            else:
+                events.append(_Event(line, barrier=self._is_barrier(line.node)))
+        return events
+
+    def _loop_backward(self, loop: cst.For) -> bool:
+        body = getattr(loop.body, "body", ())
+        if loop.orelse is not None or len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+            return False
+        if len(body[0].body) != 1:
+            return False
+        call = expr_call(_loop_line(loop))
+        if call is None or not is_backward_call(self.context, call):
+            return False
+        mc = method_call(call)
+        return mc is not None and isinstance(mc[0], cst.Name) and mc[0].value in _target_names(loop.target)
+
+    def _is_barrier(self, node: cst.CSTNode) -> bool:
+        # Anything that reads, clears or applies gradients between two backward
+        # calls observes them separately: merging would change what it sees.
+        for call in iter_calls(node):
+            if is_backward_call(self.context, call) or is_step_call(self.context, call) or is_zero_grad_call(call):
+                return True
+            names = qualified_names(self.context, call.func) | {dotted_name(call.func) or ""}
+            if any("grad" in n.rsplit(".", 1)[-1] for n in names):
+                return True
+        return _touches_grad(node)
+
+    # ------------------------------------------------------------------ checking
+
+    def _check_block(self, lines: List[Line], flow: GraphFlow) -> None:
+        events = self._events(lines)
+        repeats = self._check_repeats(events, flow)
+        run: List[_Event] = []
+        for index, event in enumerate(events):
+            if event.backward_call is not None and id(event) not in repeats:
+                run.append(event)
+            elif event.barrier or id(event) in repeats:
+                self._check_run(run, events, index, flow)
+                run = []
+        self._check_run(run, events, len(events), flow)
+
+    def _check_repeats(self, events: List[_Event], flow: GraphFlow) -> Dict[int, _Event]:
+        """The same tensor back-propagated again with no reassignment in between."""
+        repeats: Dict[int, _Event] = {}
+        for i, first in enumerate(events):
+            call = first.call
+            if call is None or id(first) in repeats or has_keyword_true(call, "retain_graph"):
+                continue
+            tensor = method_call(call)
+            if tensor is None or not flow.origins(call) or _has_forward_call(tensor[0]):
+                continue
+            text = self.context.code_for(tensor[0]).strip()
+            read = names_in(tensor[0])
+            steps_between: List[_Event] = []
+            for later in events[i + 1:]:
+                if later.call is not None and method_call(later.call) is not None:
+                    if self.context.code_for(method_call(later.call)[0]).strip() == text:
+                        repeats[id(later)] = later
+                        self._report_repeat(first, later, steps_between, events)
+                        break
+                if assigned_names(later.line.node) & read:
+                    break
+                later_call = expr_call(later.line)
+                if later_call is not None and is_step_call(self.context, later_call):
+                    steps_between.append(later)
+        return repeats
+
+    def _report_repeat(self, first: _Event, repeat: _Event, steps_between: List[_Event], events: List[_Event]) -> None:
+        assert repeat.call is not None
+        tensor = self.context.code_for(method_call(repeat.call)[0]).strip()
+        edits = [Remove(repeat.line.node)]
+        position = events.index(repeat)
+        # A duplicated `loss.backward(); optimizer.step()` pair: drop the repeated step too.
+        if position + 1 < len(events):
+            following = expr_call(events[position + 1].line)
+            step_texts = {self.context.code_for(e.line.node).strip() for e in steps_between}
+            if following is not None and is_step_call(self.context, following):
+                if self.context.code_for(events[position + 1].line.node).strip() in step_texts:
+                    edits.append(Remove(events[position + 1].line.node))
+        title = "Remove the repeated backward()" + (" and step()" if len(edits) > 1 else "")
+        self.report(
+            repeat.call,
+            f"`{tensor}` is back-propagated a second time; the first `backward()` already freed its graph",
+            fix=Fix.unsafe(title, *edits),
+        )
+
+    def _check_run(self, run: List[_Event], events: List[_Event], end: int, flow: GraphFlow) -> None:
+        if not run:
+            return
+        if len(run) == 1:
+            if run[0].loop is not None:
+                self._check_loop(run[0], events, end, flow)
+            return
+        for component in _components(run, flow):
+            if len(component) > 1:
+                self._check_group(component, run, events, end, flow)
+
+    def _check_group(self, group: List[_Event], run: List[_Event], events: List[_Event], end: int, flow: GraphFlow) -> None:
+        calls = [e.backward_call for e in group]
+        # Verify that the calls back-propagate whole scalar losses on all inputs:
+        # `inputs=` splits parameters between losses on purpose.
+        if any(keyword(c, "inputs") is not None for c in calls):
+            return
+        retained = all(has_keyword_true(c, "retain_graph") for c in calls[:-1])
+        explicit_gradient = any(_has_gradient(c) for c in calls)
+        # With an explicit `gradient` and the graph retained, this is working
+        # vector-Jacobian code: leave it alone.
+        if explicit_gradient and retained:
+            return
+        last = group[-1]
+        names = ", ".join(f"`{self._tensor_text(c)}`" for c in calls)
+        if retained:
+            message = f"backward() runs separately for losses {names} of one forward pass (kept alive with retain_graph=True); back-propagate their sum once"
+        else:
+            message = f"backward() of losses {names} goes through one shared graph twice: the first call frees it (`Trying to backward through the graph a second time`); back-propagate their sum once"
+        fix = None if explicit_gradient else self._merge_fix(group, run, events, end, flow)
+        self.report(last.backward_call, message, fix=fix, end_node=None)
+
+    def _check_loop(self, event: _Event, events: List[_Event], end: int, flow: GraphFlow) -> None:
+        loop = event.loop
+        assert loop is not None
+        call = event.backward_call
+        origins, shared = flow.containers.get(loop, (frozenset(), False))
+        if keyword(call, "inputs") is not None or _has_gradient(call) or not origins:
+            return
+        # Verify that the elements share a graph: built from one forward pass,
+        # or retained on purpose because they do.
+        if not (shared or has_keyword_true(call, "retain_graph")):
+            return
+        container = self._container_text(loop)
+        message = f"backward() runs once per loss of `{container}`, through the graph they share; back-propagate their sum once"
+        fix = None
+        if container is not None and not self._read_later(_target_names(loop.target), events, events.index(event)):
+            # Every element was retained in the original; only a later backward
+            # through the same graph still needs that.
+            args = "retain_graph=True" if self._graph_used_later(origins, events, end, flow) else ""
+            new = cst.parse_statement(f"sum({container}).backward({args})")
+            new = new.with_changes(leading_lines=loop.leading_lines)
+            fix = Fix.safe("Back-propagate the sum of the losses once", Replace(loop, new))
+        self.report(call, message, fix=fix)
+
+    # ------------------------------------------------------------------ fixes
+
+    def _merge_fix(self, group: List[_Event], run: List[_Event], events: List[_Event], end: int, flow: GraphFlow) -> Optional[Fix]:
+        if any(e.call is None for e in group):
+            return None
+        # The members must be adjacent in the run: moving a backward across
+        # another one that is not merged would reorder hooks and accumulation.
+        positions = [run.index(e) for e in group]
+        if positions != list(range(positions[0], positions[0] + len(group))):
+            return None
+        calls = [e.call for e in group]
+        for call in calls:
+            # Only `retain_graph=` may go: anything else changes what is computed.
+            if call.args and any(a.keyword is None or a.keyword.value != "retain_graph" for a in call.args):
+                return None
+            if method_call(call) is None:
+                return None
+        tensors = [method_call(c)[0] for c in calls]
+        last_index = events.index(group[-1])
+        for event, tensor in zip(group[:-1], tensors[:-1]):
+            # An inline forward call cannot move without reordering computation.
+            if _has_forward_call(tensor):
+                return None
+            between = events[events.index(event) + 1:last_index]
+            if any(assigned_names(e.line.node) & names_in(tensor) for e in between):
+                return None
+        union = frozenset().union(*(flow.origins(c) for c in calls))
+        args = self._kept_args(calls[-1], union, events, end, flow, any_retain=any(has_keyword_true(c, "retain_graph") for c in calls))
+        total: cst.BaseExpression = _operand(tensors[0], first=True)
+        for tensor in tensors[1:]:
+            total = cst.BinaryOperation(total, cst.Add(), _operand(tensor, first=False))
+        new_call = cst.parse_expression(f"({self.context.module.code_for_node(total)}).backward({args})")
+        edits = [Remove(e.line.node) for e in group[:-1]]
+        edits.append(Replace(calls[-1], new_call))
+        return Fix.safe("Back-propagate the sum of the losses once", *edits)
+
+    def _kept_args(self, last: cst.Call, origins, events: List[_Event], end: int, flow: GraphFlow, any_retain: bool = True) -> str:
+        # Keep retain_graph only for a later backward through the same graph.
+        if has_keyword_true(last, "retain_graph") or (any_retain and self._graph_used_later(origins, events, end, flow)):
+            return "retain_graph=True"
+        return ""
+
+    def _graph_used_later(self, origins, events: List[_Event], end: int, flow: GraphFlow) -> bool:
+        for event in events[end:]:
+            for call in iter_calls(event.line.node):
+                if is_backward_call(self.context, call) and flow.origins(call) & origins:
+                    return True
+                if "grad" in (dotted_name(call.func) or "").rsplit(".", 1)[-1] and flow.origins(call) & origins:
+                    return True
+        return False
+
+    def _read_later(self, names, events: List[_Event], index: int) -> bool:
+        return any(names_in(e.line.node) & set(names) for e in events[index + 1:])
+
+    def _container_text(self, loop: cst.For) -> Optional[str]:
+        iterable = loop.iter
+        call = method_call(iterable)
+        if isinstance(loop.target, cst.Tuple):
+            # for name, loss in losses.items(): -> sum(losses.values())
+            if call is not None and call[1] == "items" and len(loop.target.elements) == 2:
+                receiver = expr_call(_loop_line(loop))
+                if receiver is not None and self.context.code_for(method_call(receiver)[0]).strip() == self.context.code_for(loop.target.elements[1].value).strip():
+                    return f"{self.context.code_for(call[0]).strip()}.values()"
+            return None
+        if dotted_name(iterable) is not None or (call is not None and call[1] == "values" and not iterable.args):
+            return self.context.code_for(iterable).strip()
+        return None
+
+    def _tensor_text(self, call: cst.Call) -> str:
+        mc = method_call(call)
+        node = mc[0] if mc is not None and mc[1] == "backward" else (call.args[0].value if call.args else call)
+        text = self.context.code_for(node).strip()
+        return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _loop_line(loop: cst.For) -> Line:
+    stmt = loop.body.body[0]
+    return Line(stmt, stmt.body[0])
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
+
+
+def _components(run: List[_Event], flow: GraphFlow) -> List[List[_Event]]:
+    """Group backward calls whose losses share a graph origin (transitively)."""
+    parent = list(range(len(run)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    origins = [_event_origins(e, flow) for e in run]
+    for i in range(len(run)):
+        for j in range(i + 1, len(run)):
+            if origins[i] & origins[j]:
+                parent[find(i)] = find(j)
+    groups: Dict[int, List[_Event]] = {}
+    for i, event in enumerate(run):
+        groups.setdefault(find(i), []).append(event)
+    return list(groups.values())
+
+
+def _event_origins(event: _Event, flow: GraphFlow):
+    if event.loop is not None:
+        return flow.containers.get(event.loop, (frozenset(), False))[0]
+    return flow.origins(event.call)
+
+
+def _has_gradient(call: cst.Call) -> bool:
+    mc = method_call(call)
+    positional = [a for a in call.args if a.keyword is None]
+    if mc is not None and mc[1] == "backward":
+        return bool(positional) or keyword(call, "gradient") is not None
+    return len(positional) > 1 or keyword(call, "grad_tensors") is not None
+
+
+def _has_forward_call(node: cst.CSTNode) -> bool:
+    """A call other than a tensor method (``model(x)``, ``criterion(out, y)``)."""
+    for call in iter_calls(node):
+        mc = method_call(call)
+        if mc is None or mc[1] not in _PASS_METHODS:
+            return True
+    return False
+
+
+def _touches_grad(node: cst.CSTNode) -> bool:
+    found = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Attribute(self, n: cst.Attribute) -> None:
+            if n.attr.value == "grad":
+                found.append(n)
+
+    node.visit(Visitor())
+    return bool(found)
+
+
+def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:
+    bare = node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", None) else node
+    if isinstance(bare, _ATOMS):
+        return bare
+    if isinstance(bare, cst.BinaryOperation):
+        additive = isinstance(bare.operator, (cst.Add, cst.Subtract))
+        # `a + (b - c)` is not `a + b - c` in floating point: keep grouping on the right.
+        if first or not additive:
+            return bare
+    return bare.with_changes(lpar=(cst.LeftParen(),), rpar=(cst.RightParen(),))

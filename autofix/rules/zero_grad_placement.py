@@ -1,0 +1,389 @@
+"""AF104: zero_grad() where it erases the gradients the next step() needs, or nowhere."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from autofix.analysis.names import dotted_name, iter_calls, method_call
+from autofix.analysis.steps import Line, blocks, expr_call, linear_block, scopes
+from autofix.analysis.training import (
+    OptimizerFacts,
+    is_backward_call,
+    is_step_call,
+    is_zero_grad_call,
+    optimizer_facts,
+    qualified_names,
+)
+from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Rule
+from autofix.types import Expectation
+
+
+@dataclass(frozen=True)
+class _ZeroGrad:
+    line: Line
+    #: What it clears: an optimizer or model dotted name (``opt``, ``self.model``), or a parameter list.
+    target: str
+
+
+@dataclass(frozen=True)
+class _Step:
+    line: Line
+    call: cst.Call
+    #: The optimizer that steps (``opt`` for ``opt.step()`` and ``scaler.step(opt)``).
+    optimizer: str
+
+
+class ZeroGradPlacement(Rule):
+    """
+    ## What it does
+    Checks where `zero_grad()` runs relative to `backward()` and the optimizer
+    `step()` it belongs to, and reports:
+
+    - `zero_grad()` after `backward()` and before `step()`: the step sees zero
+      gradients and the model never learns;
+    - gradient accumulation (`step()` under `if (i + 1) % accum_steps == 0:`)
+      with `zero_grad()` on every micro-batch: only the last micro-batch's
+      gradients reach the step;
+    - a training loop that calls `backward()` and `step()` but never zeroes the
+      gradients of that optimizer: they pile up across steps.
+
+    Every spelling counts: `opt.zero_grad()`, `opt.zero_grad(set_to_none=True)`,
+    `model.zero_grad()` (matched to the optimizer built from `model.parameters()`),
+    and `for p in model.parameters(): p.grad = None`. With several optimizers,
+    each `zero_grad()` is matched to its own `step()`.
+
+    ## Why is this bad?
+    `backward()` adds into `.grad`; `step()` reads `.grad`. Zeroing between
+    them throws the fresh gradients away; never zeroing sums the gradients of
+    every batch so far; zeroing every micro-batch undoes accumulation. None of
+    these raise an error: the loss just does not go down as it should.
+
+    ## Example
+    ```python
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accum_steps
+        optimizer.zero_grad()
+        loss.backward()
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+    ```
+
+    Use instead:
+    ```python
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accum_steps
+        loss.backward()
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    ```
+    and `loss.backward(); optimizer.zero_grad(); optimizer.step()` becomes
+    `optimizer.zero_grad(); loss.backward(); optimizer.step()`.
+
+    ## Fix safety
+    Moving a misplaced `zero_grad()` is safe in the sense that it is what the
+    code means to do, but it changes the numbers on purpose: the verifier checks
+    that every `step()` then sees exactly the gradients accumulated since the
+    previous one. Inserting a missing `zero_grad()` is unsafe: someone may
+    accumulate on purpose across steps. Optimizers are recognised by
+    construction (`torch.optim.*`), by use and, as a last resort, by name.
+
+    ## References
+    - [`torch.optim.Optimizer.zero_grad`](https://pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html)
+    - [Zeroing out gradients in PyTorch](https://pytorch.org/tutorials/recipes/recipes/zeroing_out_gradients.html)
+    """
+
+    CODE = "AF104"
+    NAME = "zero-grad-placement"
+    SUMMARY = "zero_grad() between backward() and step(), on every accumulation micro-batch, or missing"
+    MESSAGE = "zero_grad() is misplaced relative to backward() and step()"
+    TRIGGERS = ("backward",)
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    EXPECTATION = Expectation.INTENDED_CHANGE
+
+    def check(self) -> None:
+        self.facts = optimizer_facts(self.context)
+        self._module_zeroes = self._all_zero_grad_targets(self.context.module)
+        for scope in scopes(self.context.module):
+            parents: Dict[cst.CSTNode, List[Line]] = {}
+            found = []
+            for owner, body in blocks(scope):
+                lines = linear_block(self.context, body)
+                for line in lines:
+                    parents[line.stmt] = lines
+                found.append((owner, body, lines))
+            self._stepped = {s.optimizer for _, _, lines in found for s in self._steps(lines)}
+            for owner, body, lines in found:
+                self._check_between(lines)
+                if isinstance(owner, (cst.For, cst.While)) and _is_loop_body(owner, body):
+                    self._check_accumulation(owner, lines, parents.get(owner, []))
+                    self._check_missing(lines)
+
+    # ------------------------------------------------------------------ spellings
+
+    def _zero_grad(self, line: Line) -> Optional[_ZeroGrad]:
+        call = expr_call(line)
+        if call is not None:
+            if is_zero_grad_call(call):
+                return _ZeroGrad(line, dotted_name(method_call(call)[0]) or "")
+            return None
+        loop = line.stmt
+        if line.small is None and isinstance(loop, cst.For) and _clears_grads(loop):
+            mc = method_call(loop.iter)
+            if mc is not None and mc[1] == "parameters":
+                return _ZeroGrad(line, dotted_name(mc[0]) or "")
+            return _ZeroGrad(line, dotted_name(loop.iter) or "")
+        return None
+
+    def _step(self, line: Line) -> Optional[_Step]:
+        call = expr_call(line)
+        if call is None or not is_step_call(self.context, call):
+            return None
+        receiver = dotted_name(method_call(call)[0])
+        if self.facts.is_optimizer(receiver):
+            return _Step(line, call, receiver or "")
+        return _Step(line, call, dotted_name(call.args[0].value) or "")
+
+    def _steps(self, lines: List[Line]) -> List[_Step]:
+        return [s for s in (self._step(line) for line in lines) if s is not None]
+
+    def _matches(self, zero: _ZeroGrad, optimizer: str) -> bool:
+        if zero.target == optimizer:
+            return True
+        sources = self.facts.param_sources.get(optimizer)
+        if sources:
+            return zero.target in sources
+        # Unknown parameters: a model's zero_grad belongs to the only optimizer around.
+        return len(self._stepped) == 1 and not self.facts.is_optimizer(zero.target)
+
+    def _has_backward(self, line: Line) -> bool:
+        return any(is_backward_call(self.context, c) for c in iter_calls(line.node))
+
+    # ------------------------------------------------------------------ zero_grad between backward and step
+
+    def _check_between(self, lines: List[Line]) -> None:
+        start: Dict[str, int] = {}
+        for index, line in enumerate(lines):
+            step = self._step(line)
+            if step is None:
+                continue
+            segment_start = start.get(step.optimizer, 0)
+            start[step.optimizer] = index + 1
+            segment = lines[segment_start:index]
+            self._check_segment(segment, step)
+
+    def _check_segment(self, segment: List[Line], step: _Step) -> None:
+        backward_at = [i for i, line in enumerate(segment) if self._has_backward(line)]
+        if not backward_at:
+            return
+        zeroes = [(i, z) for i, z in ((i, self._zero_grad(l)) for i, l in enumerate(segment)) if z and self._matches(z, step.optimizer)]
+        late = [(i, z) for i, z in zeroes if i > backward_at[-1]]
+        if not late:
+            return
+        # Verify that nothing between the zero_grad and the step writes
+        # gradients back (PCGrad-style surgery sets `p.grad = ...` by hand).
+        index, zero = late[-1]
+        if any(_touches_grad(line.node) or self._has_backward(line) for line in segment[index + 1:]):
+            return
+        first_backward = segment[backward_at[0]]
+        edits = [Remove(z.line.node) for _, z in late]
+        if not any(i < backward_at[0] for i, _ in zeroes):
+            edits.append(InsertBefore(first_backward.stmt, (_copy(zero.line),)))
+        zero_text = self._text(zero.line)
+        self.report(
+            zero.line.node,
+            f"`{zero_text}` runs after `backward()` and before `{self._text(step.line)}`: the step sees zero gradients; zero them before the backward pass",
+            fix=Fix.safe(f"Move `{zero_text}` before the backward pass", *edits),
+        )
+
+    # ------------------------------------------------------------------ gradient accumulation
+
+    def _check_accumulation(self, loop: cst.CSTNode, lines: List[Line], parent: List[Line]) -> None:
+        if not any(self._has_backward(line) for line in lines):
+            return
+        unguarded_steps = {s.optimizer for s in self._steps(lines)}
+        for line in lines:
+            guard = line.stmt
+            if line.small is not None or not isinstance(guard, cst.If) or guard.orelse is not None:
+                continue
+            if not _accumulation_test(guard.test):
+                continue
+            inner = linear_block(self.context, guard.body.body)
+            for step in self._steps(inner):
+                if step.optimizer in unguarded_steps:
+                    continue
+                every_batch = [z for z in (self._zero_grad(l) for l in lines) if z and self._matches(z, step.optimizer)]
+                if every_batch:
+                    self._report_accumulation(loop, step, inner, every_batch, parent)
+
+    def _report_accumulation(self, loop, step: _Step, inner: List[Line], every_batch: List[_ZeroGrad], parent: List[Line]) -> None:
+        zero = every_batch[0]
+        edits: list = [Remove(z.line.node) for z in every_batch]
+        after = inner.index(step.line)
+        inner_zeroes = [z for z in (self._zero_grad(l) for l in inner[after + 1:]) if z and self._matches(z, step.optimizer)]
+        if not inner_zeroes:
+            anchor = step.line
+            # Keep `scaler.step(opt); scaler.update()` together.
+            following = inner[after + 1] if after + 1 < len(inner) else None
+            call = expr_call(following) if following is not None else None
+            if call is not None and method_call(call) is not None and method_call(call)[1] == "update":
+                anchor = following
+            edits.append(InsertAfter(anchor.stmt, (_copy(zero.line),)))
+        position = next((i for i, l in enumerate(parent) if l.stmt is loop), None)
+        before = parent[:position] if position is not None else []
+        if position is not None and not any(z and self._matches(z, step.optimizer) for z in map(self._zero_grad, before)):
+            if before:
+                edits.append(InsertAfter(before[-1].stmt, (_copy(zero.line),)))
+            else:
+                edits.append(InsertBefore(loop, (_copy(zero.line),)))
+        zero_text = self._text(zero.line)
+        self.report(
+            zero.line.node,
+            f"`{zero_text}` runs on every micro-batch but `{self._text(step.line)}` only under an accumulation guard: accumulated gradients are erased; zero them right after the guarded step",
+            fix=Fix.safe(f"Move `{zero_text}` after the guarded step", *edits),
+        )
+
+    # ------------------------------------------------------------------ no zero_grad at all
+
+    def _check_missing(self, lines: List[Line]) -> None:
+        backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
+        if not backward_at:
+            return
+        for step in self._steps(lines):
+            # Verify that the optimizer is known by construction, not by name only.
+            if step.optimizer not in self.facts.optimizers:
+                continue
+            if lines.index(step.line) < backward_at[0]:
+                continue
+            if self._module_zeroes:
+                continue
+            first = lines[backward_at[0]]
+            new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
+            self.report(
+                step.call,
+                f"`{self._text(step.line)}` runs every iteration but nothing zeroes its gradients: each step applies the sum of all gradients so far",
+                fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
+            )
+
+    def _all_zero_grad_targets(self, module: cst.Module) -> Set[str]:
+        """What the module zeroes anywhere; ``*`` when it touches ``.grad`` by hand."""
+        found: Set[str] = set()
+        context = self.context
+
+        class Visitor(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                mc = method_call(call)
+                if mc is not None and mc[1] == "zero_grad":
+                    found.add(dotted_name(mc[0]) or "*")
+                elif any(n.endswith("zero_grad") for n in qualified_names(context, call.func)):
+                    found.add("*")
+
+        module.visit(Visitor())
+        if _touches_grad(module, writes_only=True):
+            found.add("*")
+        return found
+
+    def _text(self, line: Line) -> str:
+        text = self.context.code_for(line.node).strip().splitlines()[0]
+        return text.rstrip(":")
+
+
+def _is_loop_body(loop: cst.CSTNode, body: list) -> bool:
+    # blocks() yields the loop's `else:` block with the same owner.
+    own = getattr(loop.body, "body", ())
+    return bool(body) and bool(own) and body[0] is own[0]
+
+
+def _copy(line: Line) -> cst.BaseStatement:
+    if line.small is not None:
+        small = line.small.deep_clone()
+        if isinstance(small, cst.Expr):
+            small = small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return cst.SimpleStatementLine([small])
+    return line.stmt.deep_clone().with_changes(leading_lines=())
+
+
+def _clears_grads(loop: cst.For) -> bool:
+    """``for p in params: p.grad = None`` (or ``p.grad.zero_()``) and nothing else."""
+    if not isinstance(loop.target, cst.Name) or loop.orelse is not None:
+        return False
+    name = loop.target.value
+    body = getattr(loop.body, "body", ())
+    if not body:
+        return False
+    for stmt in body:
+        if isinstance(stmt, cst.If):
+            # `if p.grad is not None: p.grad.zero_()`
+            if stmt.orelse is not None or not all(_clears_one(s, name) for s in stmt.body.body):
+                return False
+        elif not _clears_one(stmt, name):
+            return False
+    return True
+
+
+def _clears_one(stmt: cst.CSTNode, name: str) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        if isinstance(small, cst.Assign):
+            target = small.targets[0].target
+            if not (_is_grad_of(target, name) and isinstance(small.value, cst.Name) and small.value.value == "None"):
+                return False
+        elif isinstance(small, cst.Expr):
+            mc = method_call(small.value)
+            if mc is None or mc[1] not in ("zero_", "detach_", "requires_grad_") or not _is_grad_of(mc[0], name):
+                return False
+        else:
+            return False
+    return True
+
+
+def _is_grad_of(node: cst.CSTNode, name: str) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "grad"
+        and isinstance(node.value, cst.Name)
+        and node.value.value == name
+    )
+
+
+def _accumulation_test(test: cst.BaseExpression) -> bool:
+    """``(i + 1) % accum_steps == 0``, ``step % k == k - 1``, ``if do_accumulate_step:`` …"""
+    found: List[bool] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Modulo(self, node: cst.Modulo) -> None:
+            found.append(True)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if "accum" in node.value.lower():
+                found.append(True)
+
+    test.visit(Visitor())
+    return bool(found)
+
+
+def _touches_grad(node: cst.CSTNode, writes_only: bool = False) -> bool:
+    found: List[cst.CSTNode] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Attribute(self, n: cst.Attribute) -> None:
+            if n.attr.value == "grad" and not writes_only:
+                found.append(n)
+
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            if isinstance(n.target, cst.Attribute) and n.target.attr.value == "grad":
+                found.append(n)
+
+        def visit_Call(self, n: cst.Call) -> None:
+            mc = method_call(n)
+            if mc is not None and mc[1] in ("zero_", "fill_") and isinstance(mc[0], cst.Attribute) and mc[0].attr.value == "grad":
+                found.append(n)
+
+    node.visit(Visitor())
+    return bool(found)
