@@ -1,0 +1,205 @@
+"""Loop-carried names: a def-use walk over one iteration of a loop body.
+
+A name is *carried* by a loop when an iteration may read it before assigning
+it, and the body assigns it somewhere: the value read then comes from the
+previous iteration. Names are dotted (``h``, ``self.hidden``); an attribute
+read also reads each prefix of its chain.
+
+The walk is syntactic and conservative about definite assignment: a branch
+assigns a name only when every branch does, a nested loop or ``try`` body may
+not run at all. Closures and comprehension variables are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from autofix.analysis.names import dotted_name
+
+
+@dataclass
+class Carried:
+    """What one iteration of a loop body reads from the previous one."""
+
+    #: dotted name → the first read that may see the previous iteration's value
+    first_read: Dict[str, cst.CSTNode] = field(default_factory=dict)
+    #: dotted name → the statements of the body (at any depth) that assign it
+    assignments: Dict[str, List[cst.CSTNode]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> Set[str]:
+        return set(self.first_read) & set(self.assignments)
+
+
+def block_statements(block: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statements of an ``IndentedBlock`` or a one-line ``SimpleStatementSuite``."""
+    body = getattr(block, "body", ())
+    return body if isinstance(body, (list, tuple)) else ()
+
+
+def carried_names(body: cst.CSTNode) -> Carried:
+    """Names the loop body ``body`` (the loop's ``IndentedBlock``) carries across iterations."""
+    walker = _Walker()
+    walker.block(block_statements(body), frozenset())
+    return Carried(walker.exposed, walker.assigned)
+
+
+# --------------------------------------------------------------------------- reads and writes
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """Dotted names a target binds outright (``a``, ``self.h``, each of ``a, (b, c)``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+    else:
+        name = dotted_name(target)
+        if name is not None:
+            yield name, target
+
+
+def iter_reads(node: Optional[cst.CSTNode]) -> Iterator[Tuple[str, cst.CSTNode]]:
+    """Dotted names read by an expression, in source order, with every prefix of a chain."""
+    if node is None:
+        return
+    bound = _comprehension_targets(node)
+    yield from _reads(node, bound)
+
+
+def _reads(node: cst.CSTNode, bound: FrozenSet[str]) -> Iterator[Tuple[str, cst.CSTNode]]:
+    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        name = dotted_name(node)
+        if name is not None:
+            if name.split(".", 1)[0] in bound:
+                return
+            prefixes: List[Tuple[str, cst.CSTNode]] = []
+            current: cst.CSTNode = node
+            while isinstance(current, cst.Attribute):
+                prefixes.append((dotted_name(current) or "", current))
+                current = current.value
+            prefixes.append((dotted_name(current) or "", current))
+            yield from reversed(prefixes)
+            return
+    if isinstance(node, cst.Attribute):
+        # ``f(x).attr``: only the inner expression reads names.
+        yield from _reads(node.value, bound)
+        return
+    for child in node.children:
+        yield from _reads(child, bound)
+
+
+def _comprehension_targets(node: cst.CSTNode) -> FrozenSet[str]:
+    names: Set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.CompFor):
+            names.update(n for n, _ in target_names(current.target))
+        stack.extend(current.children)
+    return frozenset(names)
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.exposed: Dict[str, cst.CSTNode] = {}
+        self.assigned: Dict[str, List[cst.CSTNode]] = {}
+
+    def read(self, node: Optional[cst.CSTNode], defined: FrozenSet[str]) -> None:
+        for name, where in iter_reads(node):
+            if name not in defined and name not in self.exposed:
+                self.exposed[name] = where
+
+    def define(self, names: Iterable[str], stmt: cst.CSTNode, defined: FrozenSet[str]) -> FrozenSet[str]:
+        names = list(names)
+        for name in names:
+            self.assigned.setdefault(name, []).append(stmt)
+        return defined | frozenset(names)
+
+    def block(self, statements: Sequence[cst.CSTNode], defined: FrozenSet[str]) -> FrozenSet[str]:
+        for stmt in statements:
+            defined = self.statement(stmt, defined)
+        return defined
+
+    def statement(self, stmt: cst.CSTNode, defined: FrozenSet[str]) -> FrozenSet[str]:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                defined = self.small(small, stmt, defined)
+            return defined
+        if isinstance(stmt, cst.If):
+            self.read(stmt.test, defined)
+            after_body = self.block(block_statements(stmt.body), defined)
+            if stmt.orelse is None:
+                return defined
+            if isinstance(stmt.orelse, cst.If):
+                after_else = self.statement(stmt.orelse, defined)
+            else:
+                after_else = self.block(block_statements(stmt.orelse.body), defined)
+            return after_body & after_else
+        if isinstance(stmt, cst.For):
+            self.read(stmt.iter, defined)
+            inner = self.define((n for n, _ in target_names(stmt.target)), stmt, defined)
+            self.block(block_statements(stmt.body), inner)
+            if stmt.orelse is not None:
+                self.block(block_statements(stmt.orelse.body), defined)
+            return defined
+        if isinstance(stmt, cst.While):
+            self.read(stmt.test, defined)
+            self.block(block_statements(stmt.body), defined)
+            if stmt.orelse is not None:
+                self.block(block_statements(stmt.orelse.body), defined)
+            return defined
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self.read(item.item, defined)
+                if item.asname is not None:
+                    defined = self.define((n for n, _ in target_names(item.asname.name)), stmt, defined)
+            return self.block(block_statements(stmt.body), defined)
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.block(block_statements(stmt.body), defined)
+            for handler in stmt.handlers:
+                self.block(block_statements(handler.body), defined)
+            if stmt.orelse is not None:
+                self.block(block_statements(stmt.orelse.body), defined)
+            if stmt.finalbody is not None:
+                self.block(block_statements(stmt.finalbody.body), defined)
+            return defined
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return self.define([stmt.name.value], stmt, defined)
+        return defined
+
+    def small(self, small: cst.CSTNode, line: cst.CSTNode, defined: FrozenSet[str]) -> FrozenSet[str]:
+        if isinstance(small, cst.Assign):
+            self.read(small.value, defined)
+            names: List[str] = []
+            for target in small.targets:
+                names.extend(n for n, _ in target_names(target.target))
+                self._read_target_parts(target.target, defined)
+            return self.define(names, line, defined)
+        if isinstance(small, cst.AnnAssign):
+            if small.value is None:
+                return defined
+            self.read(small.value, defined)
+            return self.define((n for n, _ in target_names(small.target)), line, defined)
+        if isinstance(small, cst.AugAssign):
+            self.read(small.value, defined)
+            self.read(small.target, defined)
+            return self.define((n for n, _ in target_names(small.target)), line, defined)
+        self.read(small, defined)
+        return defined
+
+    def _read_target_parts(self, target: cst.BaseExpression, defined: FrozenSet[str]) -> None:
+        # ``acc[k] = v`` and ``obj.attr.x = v`` read ``acc`` / ``obj.attr``.
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._read_target_parts(element.value, defined)
+        elif isinstance(target, cst.Subscript):
+            self.read(target, defined)
+        elif isinstance(target, cst.Attribute) and not isinstance(target.value, cst.Name):
+            self.read(target.value, defined)

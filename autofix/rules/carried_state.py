@@ -1,0 +1,307 @@
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from autofix.analysis import loops
+from autofix.analysis.dataflow import GRAPH, GraphFlow, ModuleFacts, graph_flows, module_facts
+from autofix.analysis.names import dotted_name
+from autofix.rule import Fix, InsertBefore, Rule
+from autofix.types import Expectation
+
+_TENSOR_KINDS = {"RNN", "GRU", "RNNCell", "GRUCell"}
+
+
+class CarriedState(Rule):
+    """
+    ## What it does
+    Finds a tensor produced with autograd in one loop iteration and fed into
+    the next one — an RNN hidden state `h`, an LSTM `(h, c)` tuple, state kept
+    on an object such as `self.hidden` — while `backward()` runs inside the
+    loop, with no `detach()` on the way.
+
+    It fires only when all of these hold: the value assigned in the loop comes
+    from a model call or from tensor operations on one; the next iteration
+    reads it before reassigning it; the tensor back-propagated in the loop is
+    computed from that read; and the value is not detached, re-created
+    (`h = torch.zeros(...)`, `model.init_hidden()`), or produced under
+    `torch.no_grad()`. A method of a class that calls `backward()` counts as
+    one iteration of its caller's loop for the `self.*` state it carries.
+
+    ## Why is this bad?
+    Every `backward()` frees the graph it walked. The carried state still
+    points into that freed graph, so the next iteration's `backward()` walks
+    back into it and fails with `RuntimeError: Trying to backward through the
+    graph a second time`. Passing `retain_graph=True` only hides the error:
+    each step then back-propagates through the whole history, so time and
+    memory grow with every iteration.
+
+    ## Example
+    ```python
+    hidden = torch.zeros(1, batch, 32)
+    for x, y in loader:
+        out, hidden = rnn(x, hidden)
+        loss = criterion(head(out[:, -1]), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    ```
+
+    Use instead:
+    ```python
+    hidden = torch.zeros(1, batch, 32)
+    for x, y in loader:
+        hidden = hidden.detach()
+        out, hidden = rnn(x, hidden)
+        ...
+    ```
+
+    The fix detaches the state where an iteration starts using it: right
+    before the first statement of the loop body that reads it. That point is
+    reached by every iteration whatever `continue` or early step the body
+    has, and the current iteration's own graph is left whole. An LSTM
+    `(h, c)` tuple is detached element by element; where the kind of state is
+    unknown (a custom model's `hidden`), the inserted code handles both a
+    tensor and a tuple of tensors; state that may be `None` is guarded.
+
+    ## Fix safety
+    The fix turns the (failing) full back-propagation through time into
+    truncated back-propagation through time — the usual intent. The first
+    iteration's gradients are unchanged; the original fails from the second.
+    When a `backward(..., retain_graph=True)` in the loop keeps the original
+    running, the fix changes its gradients and is marked unsafe. Recognising
+    models and detaching helpers is heuristic (construction from `torch.nn`,
+    classes deriving from `*Module`, `.parameters()` called on a name,
+    helpers such as `repackage_hidden` whose body detaches).
+
+    ## References
+    - [PyTorch word language model: `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
+    - [Autograd mechanics: saved tensors](https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors)
+    - [`torch.Tensor.detach`](https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html)
+    """
+
+    CODE = "AF102"
+    NAME = "carried-state"
+    SUMMARY = "state carried across loop iterations keeps the previous iteration's freed graph"
+    MESSAGE = (
+        "`{name}` carries the previous iteration's graph into this one, and backward() inside the "
+        "loop frees it; detach it at the start of each iteration (truncated BPTT)"
+    )
+    TRIGGERS = ("backward",)
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    EXPECTATION = Expectation.REPAIRED
+
+    def check(self) -> None:
+        facts = module_facts(self.context)
+        maybe_none = _maybe_none_names(self.context.module)
+        for flow in graph_flows(self.context):
+            for loop, names in self._carried_states(flow).items():
+                self._report_loop(flow, facts, loop, names, maybe_none)
+
+    def _carried_states(self, flow: GraphFlow) -> Dict[cst.CSTNode, List[str]]:
+        found: Dict[Tuple[cst.CSTNode, str], bool] = {}
+        for backward in flow.backwards.values():
+            for label in backward.value.labels:
+                # Only the loops the backward itself runs in: backward after the loop is full BPTT.
+                if label[0] == "carry" and label[1] in backward.loops:
+                    found[(label[1], label[2])] = found.get((label[1], label[2]), False) or backward.retain_graph
+        by_loop: Dict[cst.CSTNode, List[str]] = {}
+        for (loop, name), _ in found.items():
+            if not self._carries_graph(flow, loop, name):
+                continue
+            # Report at the innermost loop only; its fix also cuts the outer carry.
+            if any(inner is not loop and name == n and _encloses(loop, inner) for inner, n in found if self._carries_graph(flow, inner, n)):
+                continue
+            by_loop.setdefault(loop, []).append(name)
+        return by_loop
+
+    def _carries_graph(self, flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
+        # The value handed to the next iteration holds a graph ...
+        if flow.loop_end.get(loop, {}).get(name) is None or flow.loop_end[loop][name].level < GRAPH:
+            return False
+        if isinstance(loop, cst.FunctionDef) and not name.startswith("self."):
+            return False
+        # ... built before a backward of the same iteration freed it.
+        positions = self.context.metadata(PositionProvider)
+        backward_starts = [
+            _start(positions, b.call) for b in flow.backwards.values() if loop in b.loops
+        ]
+        for assignment in flow.assignments:
+            if assignment.name != name or loop not in assignment.loops or assignment.value.level < GRAPH:
+                continue
+            if any(_start(positions, assignment.statement) < start for start in backward_starts):
+                return True
+        return False
+
+    def _report_loop(
+        self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, names: List[str], maybe_none: Set[str]
+    ) -> None:
+        carried = flow.carried[loop]
+        body = loops.block_statements(loop.body)
+        positions = self.context.metadata(PositionProvider)
+        groups: Dict[cst.CSTNode, List[str]] = {}
+        for name in sorted(names, key=lambda n: _start(positions, carried.first_read[n])):
+            anchor = _top_statement(body, carried.first_read[name])
+            if anchor is None:
+                continue
+            groups.setdefault(anchor, []).append(name)
+        retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
+        for anchor, group in groups.items():
+            first = carried.first_read[group[0]]
+            kinds = [self._kind(flow, facts, loop, name) for name in group]
+            statements = _detach_statements(group, kinds, facts.torch_alias, maybe_none, self._fresh_name())
+            title = "Detach " + ", ".join(f"`{n}`" for n in group) + " at the start of each iteration"
+            fix: Optional[Fix] = None
+            if statements is not None:
+                edit = InsertBefore(anchor, tuple(statements))
+                fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
+            label = ", ".join(f"{n}" for n in group)
+            self.report(first, self.MESSAGE.format(name=label), fix=fix)
+
+    def _fresh_name(self) -> str:
+        # The generator variable of a tuple-aware detach; pick one the file does not use.
+        used = self.context.fact("carried_state.names", lambda: _all_names(self.context.module))
+        for candidate in ("t", "s", "part", "tensor", "state_part"):
+            if candidate not in used:
+                return candidate
+        return "_af102_part"
+
+    def _kind(self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, name: str) -> str:
+        """``tensor``, ``tuple`` or ``unknown``: what the carried value is."""
+        kinds = set()
+        for assignment in flow.assignments:
+            if assignment.name != name or loop not in assignment.loops or assignment.value.level < GRAPH:
+                continue
+            kinds.add(_assigned_kind(self.context, facts, assignment.statement, name))
+        return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+def _start(positions, node: cst.CSTNode) -> Tuple[int, int]:
+    start = positions[node].start
+    return (start.line, start.column)
+
+
+def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    stack = [outer]
+    while stack:
+        current = stack.pop()
+        if current is inner and current is not outer:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _top_statement(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    for stmt in body:
+        if stmt is node or _encloses(stmt, node):
+            return stmt
+    return None
+
+
+def _assigned_kind(context, facts: ModuleFacts, stmt: cst.CSTNode, name: str) -> str:
+    for small in getattr(stmt, "body", ()):
+        if not isinstance(small, cst.Assign):
+            continue
+        for target in small.targets:
+            path = _path_of(target.target, name)
+            if path is None:
+                continue
+            return _kind_at(context, facts, small.value, path)
+    return "unknown"
+
+
+def _path_of(target: cst.BaseExpression, name: str, prefix: Tuple[int, ...] = ()) -> Optional[Tuple[int, ...]]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for index, element in enumerate(target.elements):
+            found = _path_of(element.value, name, prefix + (index,))
+            if found is not None:
+                return found
+        return None
+    return prefix if dotted_name(target) == name else None
+
+
+def _kind_at(context, facts: ModuleFacts, value: cst.BaseExpression, path: Tuple[int, ...]) -> str:
+    if len(path) >= 2:
+        return "tensor"
+    if isinstance(value, cst.Call):
+        callee = dotted_name(value.func) or ""
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value == "forward":
+            callee = dotted_name(value.func.value) or ""
+        kind = facts.nn_kind.get(callee)
+        if kind in _TENSOR_KINDS:
+            return "tensor"
+        if kind == "LSTM":
+            return "tuple" if path == (1,) else "tensor" if path == (0,) else "unknown"
+        if kind == "LSTMCell":
+            return "tensor" if path else "tuple"
+        if kind is None and not path:
+            qnames = {q.name for q in context.get(QualifiedNameProvider, value.func, set())}
+            if any(q.startswith("torch.") for q in qnames):
+                return "tensor"
+        return "unknown"
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)) and not path:
+        return "tensor"
+    return "unknown"
+
+
+def _detach_expression(name: str, kind: str, torch_alias: Optional[str], var: str) -> str:
+    if kind == "tensor":
+        return f"{name}.detach()"
+    as_tuple = f"tuple({var}.detach() for {var} in {name})"
+    if kind == "tuple":
+        return as_tuple
+    test = f"isinstance({name}, {torch_alias}.Tensor)" if torch_alias else f'hasattr({name}, "detach")'
+    return f"{name}.detach() if {test} else {as_tuple}"
+
+
+def _detach_statements(
+    names: List[str], kinds: List[str], torch_alias: Optional[str], maybe_none: Set[str], var: str
+) -> Optional[List[cst.BaseStatement]]:
+    guarded = [n in maybe_none for n in names]
+    if len(names) > 1 and all(k == "tensor" for k in kinds) and not any(guarded):
+        targets = ", ".join(names)
+        values = ", ".join(_detach_expression(n, k, torch_alias, var) for n, k in zip(names, kinds))
+        return [cst.parse_statement(f"{targets} = {values}\n")]
+    statements = []
+    for name, kind, guard in zip(names, kinds, guarded):
+        line = f"{name} = {_detach_expression(name, kind, torch_alias, var)}\n"
+        if guard:
+            statements.append(cst.parse_statement(f"if {name} is not None:\n    {line}"))
+        else:
+            statements.append(cst.parse_statement(line))
+    return statements
+
+
+def _maybe_none_names(module: cst.Module) -> Set[str]:
+    """Dotted names the file assigns ``None``, compares with ``None`` or defaults to ``None``."""
+    found: Set[str] = set()
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and isinstance(node.value, cst.Name) and node.value.value == "None":
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                found.update(n for n, _ in loops.target_names(target))
+        elif isinstance(node, cst.Comparison):
+            for comparison in node.comparisons:
+                if isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None":
+                    name = dotted_name(node.left)
+                    if name:
+                        found.add(name)
+        elif isinstance(node, cst.Param) and isinstance(node.default, cst.Name) and node.default.value == "None":
+            found.add(node.name.value)
+    return found
+
+
+def _all_names(module: cst.Module) -> Set[str]:
+    found: Set[str] = set()
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        stack.extend(node.children)
+    return found
