@@ -1,0 +1,242 @@
+"""Recording hooks installed inside a verification run (never in the autofix process).
+
+Per run it records every backward call (the gradient contribution per leaf: the
+``.grad`` difference it caused, and the autograd graph size it traversed), every
+optimizer ``step()`` (the gradients the optimizer sees, and the sum of backward
+contributions since the previous step, for AF104's invariant), and the live
+autograd graph kept alive after each of the first steps (AF105's leak).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import traceback
+import weakref
+from typing import Any, Dict, List, Optional
+
+import torch
+
+#: Exit status of a run the recorder stopped after ``max_steps``.
+STOPPED_STATUS = 0
+
+
+class Recorder:
+    def __init__(
+        self,
+        record_path: str,
+        max_steps: Optional[int],
+        record_steps: int,
+        retain_graph: bool,
+        live_graph_steps: int,
+    ) -> None:
+        self.record_path = record_path
+        self.max_steps = max_steps
+        self.record_steps = record_steps
+        self.retain_graph = retain_graph
+        self.live_graph_steps = live_graph_steps
+        self.pid = os.getpid()
+        self.backwards: List[Dict[str, Any]] = []
+        self.steps: List[Dict[str, Any]] = []
+        self.live_graph: List[int] = []
+        self.totals: Dict[str, torch.Tensor] = {}
+        self.exception: Optional[Dict[str, str]] = None
+        self.step_count = 0
+        self.backward_count = 0
+        # Contributions since the previous step(); steps in a row count as one,
+        # so the sum is cleared lazily by the first backward after a step.
+        self._pending: Dict[int, torch.Tensor] = {}
+        self._stepped_since_backward = False
+        self._modules: "weakref.WeakValueDictionary[int, torch.nn.Module]" = weakref.WeakValueDictionary()
+        self._module_order: List[int] = []
+        self._optimizers: List["weakref.ref[torch.optim.Optimizer]"] = []
+        self._names: Dict[int, str] = {}
+        self._leaf_refs: Dict[int, Any] = {}
+        self._handles: List[Any] = []
+        self._written = False
+
+    # ----------------------------------------------------------------- install
+
+    def install(self) -> None:
+        self._original_backward = torch.autograd.backward
+        recorder = self
+
+        def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
+            return recorder._backward(tensors, grad_tensors, retain_graph, create_graph, args, kwargs)
+
+        # Tensor.backward looks up torch.autograd.backward at call time, so one
+        # wrapper sees both spellings.
+        torch.autograd.backward = backward
+        from torch.nn.modules import module as module_mod
+        from torch.optim import optimizer as optimizer_mod
+
+        self._handles.append(module_mod.register_module_forward_pre_hook(self._on_forward))
+        self._handles.append(optimizer_mod.register_optimizer_step_pre_hook(self._on_step_pre))
+        self._handles.append(optimizer_mod.register_optimizer_step_post_hook(self._on_step_post))
+
+    @property
+    def recording(self) -> bool:
+        return self.step_count < self.record_steps
+
+    # ------------------------------------------------------------------ naming
+
+    def _on_forward(self, module, args):
+        # Removing the hook from inside a hook would mutate the dict torch iterates.
+        if self.recording and id(module) not in self._modules:
+            self._modules[id(module)] = module
+            self._module_order.append(id(module))
+
+    def _rebuild_names(self) -> None:
+        modules = [self._modules[i] for i in self._module_order if i in self._modules]
+        children = {id(c) for m in modules for c in m.modules() if c is not m}
+        roots = [m for m in modules if id(m) not in children]
+        seen_labels: Dict[str, int] = {}
+        for root in roots:
+            label = type(root).__name__
+            seen_labels[label] = seen_labels.get(label, 0) + 1
+            if seen_labels[label] > 1:
+                label = f"{label}#{seen_labels[label]}"
+            for name, param in root.named_parameters():
+                self._names.setdefault(id(param), f"{label}.{name}")
+        for index, ref in enumerate(self._optimizers):
+            optimizer = ref()
+            if optimizer is None:
+                continue
+            for g, group in enumerate(optimizer.param_groups):
+                for j, param in enumerate(group["params"]):
+                    shape = "x".join(map(str, param.shape))
+                    self._names.setdefault(id(param), f"optimizer{index}.group{g}.param{j}[{shape}]")
+
+    def name(self, tensor: torch.Tensor) -> str:
+        key = id(tensor)
+        if key not in self._names:
+            self._rebuild_names()
+        if key not in self._names:
+            shape = "x".join(map(str, tensor.shape))
+            self._names[key] = f"leaf{len(self._leaf_refs)}[{shape}]"
+        # Keep the tensor alive so that its id is never reused for another name.
+        self._leaf_refs[key] = tensor
+        return self._names[key]
+
+    # ---------------------------------------------------------------- backward
+
+    def _backward(self, tensors, grad_tensors, retain_graph, create_graph, args, kwargs):
+        if self.retain_graph:
+            retain_graph = True
+        if not self.recording:
+            return self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        nodes, leaves = walk_graph(t.grad_fn for t in roots if isinstance(t, torch.Tensor))
+        before = {}
+        for leaf in leaves:
+            before[id(leaf)] = None if leaf.grad is None else leaf.grad.detach().clone()
+        result = self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+        if self._stepped_since_backward:
+            self._pending.clear()
+            self._stepped_since_backward = False
+        for leaf in leaves:
+            if leaf.grad is None:
+                continue
+            previous = before[id(leaf)]
+            grad = leaf.grad.detach()
+            contribution = grad.clone() if previous is None or previous.shape != grad.shape else grad - previous
+            key = id(leaf)
+            self._pending[key] = self._pending[key] + contribution if key in self._pending else contribution
+            name = self.name(leaf)
+            cpu = contribution.to("cpu")
+            self.totals[name] = self.totals[name] + cpu if name in self.totals else cpu.clone()
+        self.backwards.append({"step": self.step_count, "nodes": nodes})
+        self.backward_count += 1
+        return result
+
+    # -------------------------------------------------------------------- step
+
+    def _track_optimizer(self, optimizer) -> int:
+        for index, ref in enumerate(self._optimizers):
+            if ref() is optimizer:
+                return index
+        self._optimizers.append(weakref.ref(optimizer))
+        return len(self._optimizers) - 1
+
+    def _on_step_pre(self, optimizer, args, kwargs):
+        index = self._track_optimizer(optimizer)
+        if not self.recording:
+            return
+        grads: Dict[str, Optional[torch.Tensor]] = {}
+        pending: Dict[str, Optional[torch.Tensor]] = {}
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                name = self.name(param)
+                grads[name] = None if param.grad is None else param.grad.detach().to("cpu", copy=True)
+                since = self._pending.get(id(param))
+                pending[name] = None if since is None else since.to("cpu", copy=True)
+        self.steps.append({"optimizer": index, "grads": grads, "pending": pending})
+
+    def _on_step_post(self, optimizer, args, kwargs):
+        self.step_count += 1
+        self._stepped_since_backward = True
+        if self.step_count <= self.live_graph_steps:
+            self.live_graph.append(live_graph_size())
+        if self.max_steps is not None and self.step_count >= self.max_steps:
+            self.finish("stopped")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            # Not an exception: user code could swallow it; its files live in a temp dir.
+            os._exit(STOPPED_STATUS)
+
+    # ------------------------------------------------------------------ output
+
+    def record_exception(self, exc: BaseException) -> None:
+        tail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-6:])
+        self.exception = {"type": type(exc).__name__, "message": str(exc), "traceback": tail[-4000:]}
+
+    def finish(self, status: str) -> None:
+        if self._written or os.getpid() != self.pid:
+            return
+        self._written = True
+        record = {
+            "status": status,
+            "exception": self.exception,
+            "backwards": self.backwards,
+            "steps": self.steps,
+            "step_count": self.step_count,
+            "backward_count": self.backward_count,
+            "live_graph": self.live_graph,
+            "totals": self.totals,
+            "device": str(torch.empty(0).device),
+            "torch": str(torch.__version__),
+        }
+        temporary = self.record_path + ".tmp"
+        torch.save(record, temporary)
+        os.replace(temporary, self.record_path)
+
+
+def walk_graph(grad_fns) -> "tuple[int, list]":
+    """Count the autograd nodes reachable from ``grad_fns``; return them and the leaves."""
+    stack = [fn for fn in grad_fns if fn is not None]
+    seen = {id(fn): fn for fn in stack}
+    leaves = []
+    while stack:
+        fn = stack.pop()
+        variable = getattr(fn, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            leaves.append(variable)
+        for child, _ in fn.next_functions:
+            if child is not None and id(child) not in seen:
+                seen[id(child)] = child
+                stack.append(child)
+    return len(seen), leaves
+
+
+def live_graph_size() -> int:
+    """Autograd nodes reachable from every tensor still referenced (the graph kept alive)."""
+    roots = []
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, torch.Tensor) and obj.grad_fn is not None:
+                roots.append(obj.grad_fn)
+        except Exception:  # exotic tensor subclasses may refuse attribute access
+            continue
+    count, _ = walk_graph(roots)
+    return count

@@ -1,0 +1,123 @@
+"""One verification: set up private working copies, run original / patched / reference, judge."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Callable, Dict, Iterable, Set, Tuple
+
+from autofix.types import Expectation, Verification
+from autofix.verify import launcher
+from autofix.verify.compare import Run, load_run
+from autofix.verify.settings import VerifySettings
+from autofix.verify.verdict import ACCEPTED, decide
+
+# Not copied into the temporary trees of --verify-cmd: history and caches. Virtual
+# environments are linked instead, so that `.venv/bin/python train.py` still works.
+_SKIP = {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "node_modules"}
+_LINK = {".venv", "venv", "env", ".env"}
+
+
+def expectations(codes: Iterable[str]) -> Set[Expectation]:
+    from autofix import registry
+
+    found = set()
+    for code in codes:
+        try:
+            found.add(registry.get_rule(code).EXPECTATION)
+        except registry.UnknownRuleError:
+            continue
+    return found
+
+
+def _config(settings: VerifySettings, record: str, retain_graph: bool) -> Dict:
+    return {
+        "record": record,
+        "device": settings.device,
+        "max_steps": settings.max_steps,
+        "record_steps": settings.record_steps,
+        "live_graph_steps": settings.live_graph_steps,
+        "retain_graph": retain_graph,
+        "seed": settings.seed,
+    }
+
+
+def _judge(runner: Callable[[str, bool], Run], codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
+    original = runner("original", False)
+    patched = runner("patched", False)
+    reference = runner("reference", True) if original.failure == "graph-freed" else None
+    counter = {"n": 0}
+
+    def rerun(run: Run) -> Run:
+        counter["n"] += 1
+        return runner(f"{run.label}-again{counter['n']}", run.label == "reference")
+
+    verification = decide(original, patched, expectations(codes), settings, reference, rerun)
+    if verification.verdict not in ACCEPTED:
+        verification = _with_report(verification, original, patched)
+    return verification
+
+
+def _with_report(verification: Verification, original: Run, patched: Run) -> Verification:
+    """Keep both runs' output in a file that survives the temp dirs ("this diff might be helpful")."""
+    handle, path = tempfile.mkstemp(prefix="autofix-verify-", suffix=".log")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(f"verdict: {verification.verdict}\n{verification.detail}\n")
+        for run in (original, patched):
+            out.write(f"\n===== {run.label} run: {run.status} ({run.seconds:.1f}s)\n")
+            if run.exception:
+                out.write(run.exception.get("traceback", "") + "\n")
+            out.write(run.output)
+    return Verification(verification.verdict, verification.steps_compared, verification.max_abs_diff,
+                        f"{verification.detail}; full report: {path}")
+
+
+def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
+    name = os.path.basename(path) or "script.py"
+    folder = os.path.dirname(os.path.abspath(path))
+    with tempfile.TemporaryDirectory(prefix="autofix-verify-") as tmp:
+
+        def runner(label: str, retain_graph: bool) -> Run:
+            workdir = os.path.join(tmp, label)
+            os.makedirs(workdir)
+            script = os.path.join(workdir, name)
+            with open(script, "wb") as handle:
+                handle.write(patched if label.startswith("patched") else original)
+            config = _config(settings, os.path.join(workdir, "record.pt"), retain_graph)
+            config.update(script=script, args=[], extra_path=[folder])
+            return load_run(launcher.run_script(config, workdir, settings.timeout), label.split("-again")[0])
+
+        return _judge(runner, tuple(applied_codes), settings)
+
+
+def _copy_tree(root: str, target: str) -> None:
+    def ignore(folder, names):
+        skipped = [n for n in names if n in _SKIP or n in _LINK]
+        for n in names:
+            if n in _LINK:
+                os.symlink(os.path.join(folder, n), os.path.join(target, os.path.relpath(os.path.join(folder, n), root)))
+        return skipped
+
+    shutil.copytree(root, target, symlinks=True, ignore=ignore)
+
+
+def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
+    root = os.path.abspath(root)
+    with tempfile.TemporaryDirectory(prefix="autofix-verify-") as tmp:
+
+        def runner(label: str, retain_graph: bool) -> Run:
+            # A fresh tree per run: a checkpoint one run writes must not feed the next.
+            workdir = os.path.join(tmp, label)
+            tree = os.path.join(workdir, "tree")
+            _copy_tree(root, tree)
+            side = "patched" if label.startswith("patched") else "original"
+            for changed, (before, after) in changes.items():
+                relative = os.path.relpath(os.path.abspath(os.path.join(root, changed)), root)
+                with open(os.path.join(tree, relative), "wb") as handle:
+                    handle.write(after if side == "patched" else before)
+            config = _config(settings, os.path.join(workdir, "record.pt"), retain_graph)
+            outcome = launcher.run_command(command, config, workdir, tree, settings.timeout)
+            return load_run(outcome, label.split("-again")[0], command_mode=True)
+
+        return _judge(runner, tuple(applied_codes), settings)

@@ -1,0 +1,156 @@
+"""From recorded runs to one DESIGN.md verdict, judged against the applied rules' expectations."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Optional
+
+from autofix.types import Expectation, Verification
+from autofix.verify.compare import Comparer, Mismatch, Run, describe_sizes, grows
+from autofix.verify.settings import VerifySettings
+
+IDENTICAL = "identical"
+REPAIRED = "repaired"
+INTENDED_CHANGE = "intended-change"
+DIVERGED = "diverged"
+PATCHED_FAILED = "patched-failed"
+INCONCLUSIVE = "inconclusive"
+#: Verdicts that let ``--write --verify`` write the file.
+ACCEPTED = frozenset({IDENTICAL, REPAIRED, INTENDED_CHANGE})
+
+Rerun = Callable[[Run], Run]
+
+
+def growth_note(original: Run, patched: Run) -> str:
+    text = (
+        f"graph nodes per backward: original {describe_sizes(original.graph_sizes())}, "
+        f"patched {describe_sizes(patched.graph_sizes())}"
+    )
+    if original.live_graph or patched.live_graph:
+        text += (
+            f"; live graph after step: original {describe_sizes(original.live_graph)}, "
+            f"patched {describe_sizes(patched.live_graph)}"
+        )
+    return text
+
+
+def _failure_detail(run: Run) -> str:
+    parts = [run.describe_failure()]
+    if run.exception and run.exception.get("traceback"):
+        parts.append(run.exception["traceback"].rstrip())
+    if run.output.strip():
+        parts.append("output:\n" + run.output.rstrip()[-2000:])
+    return "\n".join(parts)
+
+
+class _Judge:
+    def __init__(self, original: Run, patched: Run, expectations: Iterable[Expectation], settings: VerifySettings,
+                 reference: Optional[Run], rerun: Optional[Rerun]) -> None:
+        self.original, self.patched, self.reference = original, patched, reference
+        self.expectations = set(expectations)
+        self.settings = settings
+        self.rerun = rerun
+        self.comparer = Comparer(settings.rtol, settings.atol, patched.device)
+
+    def verdict(self, verdict: str, compared: int, detail: str) -> Verification:
+        max_abs = self.comparer.max_abs_diff if compared or verdict != INCONCLUSIVE else None
+        notes = [detail, growth_note(self.original, self.patched)]
+        return Verification(verdict, compared, max_abs, "; ".join(n for n in notes if n))
+
+    def compare(self, baseline: Run, count: int) -> Optional[Mismatch]:
+        found = self.comparer.steps(baseline, self.patched, count)
+        if found is None and count == 0 and not baseline.steps and not self.patched.steps and baseline.completed:
+            # No optimizer at all: compare the gradients accumulated over the whole run.
+            found = self.comparer.totals(baseline, self.patched)
+        return found
+
+    # ------------------------------------------------------------------ judge
+
+    def judge(self) -> Verification:
+        original, patched = self.original, self.patched
+        for run in (original, patched):
+            if run.status == "timeout":
+                return Verification(INCONCLUSIVE, 0, None, f"{run.describe_failure()} after {self.settings.timeout:g}s")
+        if not patched.completed:
+            same = (
+                original.status == patched.status
+                and original.failure in ("other", None)
+                and (original.exception or {}).get("message") == (patched.exception or {}).get("message")
+            )
+            if same:
+                return Verification(INCONCLUSIVE, 0, None, "both runs fail the same way, nothing to compare: " + _failure_detail(patched))
+            return Verification(PATCHED_FAILED, 0, None, "the patched run raised " + _failure_detail(patched))
+        if original.status == "no-record":
+            return Verification(INCONCLUSIVE, 0, None, _failure_detail(original))
+        if not original.backwards and not patched.backwards:
+            return Verification(INCONCLUSIVE, 0, None, "no backward() observed in either run")
+        if original.failure == "other":
+            return Verification(INCONCLUSIVE, 0, None, "the original fails with an error no rule repairs: " + _failure_detail(original))
+        if original.failure is not None:
+            return self.judge_failed_original()
+        return self.judge_completed_original()
+
+    def judge_failed_original(self) -> Verification:
+        original, patched, reference = self.original, self.patched, self.reference
+        failure = f"the original failed at step {len(original.steps) + 1} ({original.describe_failure()})"
+        baseline, basis = original, "the original up to its failure"
+        if (
+            original.failure == "graph-freed"
+            and Expectation.REPAIRED not in self.expectations
+            and reference is not None
+            and reference.completed
+        ):
+            baseline, basis = reference, "the original re-run with graphs retained"
+        count = min(len(baseline.steps), len(patched.steps))
+        mismatch = self.compare(baseline, count)
+        if mismatch is None and baseline is reference and len(patched.steps) != len(reference.steps):
+            mismatch = Mismatch(count + 1, "-", float("inf"), f"the reference made {len(reference.steps)} steps, the patched run {len(patched.steps)}")
+        if mismatch is None:
+            if Expectation.REPAIRED in self.expectations and grows(patched.graph_sizes()):
+                return self.verdict(DIVERGED, count, f"{failure}; the patched run's graph still grows")
+            return self.verdict(REPAIRED, count, f"{failure}; the patched run completed and matched {basis} on {count} step(s)")
+        return self.explain_mismatch(mismatch, count, baseline, f"{failure}; compared with {basis}")
+
+    def judge_completed_original(self) -> Verification:
+        original, patched = self.original, self.patched
+        count = min(len(original.steps), len(patched.steps))
+        mismatch = self.compare(original, count)
+        if mismatch is None and len(original.steps) != len(patched.steps):
+            mismatch = Mismatch(count + 1, "-", float("inf"), f"the original made {len(original.steps)} steps, the patched run {len(patched.steps)}")
+        if mismatch is None:
+            return self.verdict(IDENTICAL, count, f"both runs completed; gradients matched on {count} step(s)")
+        if Expectation.REPAIRED in self.expectations and grows(original.graph_sizes()) and not grows(patched.graph_sizes()):
+            # A leak the fix removes: the gradients must agree until the original's graph starts to grow.
+            first = original.graph_sizes()[0]
+            growth_step = next(b["step"] for b in original.backwards if b["nodes"] > first)
+            early = self.compare(original, min(count, growth_step))
+            if early is None:
+                return self.verdict(REPAIRED, min(count, growth_step), f"the original's graph grows from step {growth_step + 1}; the patched run's does not, and it matched the original on the {growth_step} step(s) before")
+        return self.explain_mismatch(mismatch, count, original, "both runs completed")
+
+    def explain_mismatch(self, mismatch: Mismatch, count: int, baseline: Run, context: str) -> Verification:
+        if Expectation.INTENDED_CHANGE in self.expectations:
+            invariant = Comparer(self.settings.rtol, self.settings.atol, self.patched.device)
+            broken = invariant.invariant(self.patched)
+            before = invariant.invariant(baseline)
+            if broken is None and (before is None or mismatch.step >= before.step) and before is not None:
+                return self.verdict(
+                    INTENDED_CHANGE,
+                    count,
+                    f"{context}; gradients differ from {mismatch.describe()}, where the original breaks the "
+                    f"invariant ({before.describe()}); the patched run keeps it at every step",
+                )
+            if broken is not None:
+                return self.verdict(DIVERGED, count, f"{context}; first difference at {mismatch.describe()}; the patched run breaks the invariant at {broken.describe()}")
+        if self.rerun is not None:
+            again = self.rerun(baseline)
+            noise = Comparer(self.settings.rtol, self.settings.atol, self.patched.device).steps(
+                baseline, again, min(len(baseline.steps), len(again.steps))
+            )
+            if noise is not None or again.status != baseline.status:
+                return Verification(INCONCLUSIVE, count, None, f"nondeterminism: two runs of the {baseline.label} differ ({noise.describe() if noise else again.status})")
+        return self.verdict(DIVERGED, count, f"{context}; first difference at {mismatch.describe()}")
+
+
+def decide(original: Run, patched: Run, expectations: Iterable[Expectation], settings: VerifySettings,
+           reference: Optional[Run] = None, rerun: Optional[Rerun] = None) -> Verification:
+    return _Judge(original, patched, expectations, settings, reference, rerun).judge()
