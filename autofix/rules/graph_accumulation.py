@@ -1,0 +1,262 @@
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
+from autofix.analysis.loops import iter_reads
+from autofix.analysis.names import dotted_name
+from autofix.rule import Fix, Replace, Rule
+from autofix.types import Expectation
+
+# Consumers that take a list of Python numbers as happily as a list of tensors.
+_NUMBER_CONSUMERS = {"sum", "len", "max", "min", "print", "sorted", "mean", "fmean", "median", "round", "float"}
+
+
+class GraphAccumulation(Rule):
+    """
+    ## What it does
+    Finds a tensor that still carries its autograd graph — a loss, or anything
+    computed from a model's output — added into a running total or list that
+    outlives the loop iteration (`total_loss += loss`, `running = running + loss`,
+    `losses.append(loss)`, `stats["loss"] += loss`), when the total is never
+    back-propagated.
+
+    It fires only in a loop that runs `backward()`, only on values that hold a
+    graph (not on `loss.item()`, `loss.detach()`, `float(loss)`, values computed
+    under `torch.no_grad()`, counts from `argmax`/comparisons), and not when the
+    total itself is back-propagated later (summing losses for one `backward()`).
+    When the total leaves the function (returned, stored on an object, passed to
+    an unknown function) it fires only if the accumulated tensors' graph is
+    provably freed by the loop's own `backward()`, so no caller can
+    back-propagate through them.
+
+    ## Why is this bad?
+    A tensor keeps alive the whole graph it was computed from: the
+    activations autograd saved for every layer. Adding it into a total that
+    lives across iterations chains each iteration's graph onto the next, so
+    memory grows with every step until the process runs out of it — the
+    classic "memory leak" in a training loop. The graphs are never used:
+    nothing back-propagates through the total.
+
+    ## Example
+    ```python
+    total_loss = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss
+    print(total_loss / len(loader))
+    ```
+
+    Use instead:
+    ```python
+    total_loss = 0.0
+    for x, y in loader:
+        ...
+        total_loss += loss.item()
+    ```
+
+    The fix adds `.item()` when the total is a plain number (it starts from a
+    numeric literal, or the list is only summed, averaged or printed) and the
+    value is a scalar (it is back-propagated without arguments, or is a
+    `.mean()`/`.sum()`); otherwise it adds `.detach()`, which keeps a tensor
+    for later `torch.stack`, `.mean()` or `.to(device)`.
+
+    ## Fix safety
+    Gradients and parameter updates are unchanged: the total was never
+    back-propagated. `.detach()` keeps the same values and dtype; `.item()`
+    turns the total into a Python float, so a total printed as
+    `tensor(1.23, grad_fn=…)` prints as `1.23`. Model outputs are recognised
+    heuristically (construction from `torch.nn`, classes deriving from
+    `*Module`, `.parameters()` called on a name, `.backward()` called on it).
+
+    ## References
+    - [PyTorch FAQ: my model reports "cuda runtime error(2): out of memory" — don't accumulate history across your training loop](https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory)
+    - [`torch.Tensor.item`](https://pytorch.org/docs/stable/generated/torch.Tensor.item.html)
+    """
+
+    CODE = "AF105"
+    NAME = "graph-accumulation"
+    SUMMARY = "a graph-carrying tensor is accumulated across iterations but never back-propagated"
+    MESSAGE = (
+        "`{target}` accumulates `{value}` with its autograd graph, keeping every iteration's graph "
+        "alive; it is never back-propagated, so add `{cure}`"
+    )
+    TRIGGERS = ("backward",)
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    def check(self) -> None:
+        for flow in graph_flows(self.context):
+            for accumulation in list(flow.accumulations.values()):
+                self._check(flow, accumulation)
+
+    def _check(self, flow: GraphFlow, acc: Accumulation) -> None:
+        loop = self._outliving_loop(flow, acc)
+        # The total must outlive an iteration of a loop that runs backward().
+        if loop is None:
+            return
+        training = [b for b in flow.backwards.values() if loop in b.loops]
+        if not training:
+            return
+        # Only values that carry a graph, and not totals of totals (the root is reported).
+        if acc.value.level < GRAPH or any(label[0] == "acc" for label in acc.value.labels):
+            return
+        label = ("acc", acc.target)
+        # Summing losses for one backward (or autograd.grad) is the point of the total.
+        if any(label in b.value.labels for b in flow.backwards.values()):
+            return
+        escapes = label in flow.escaped or "." in acc.target
+        if escapes and not self._graph_freed(training, acc):
+            return
+        self._report(flow, acc)
+
+    def _outliving_loop(self, flow: GraphFlow, acc: Accumulation) -> Optional[cst.CSTNode]:
+        real = flow.loops_of(acc.loops)
+        if not real:
+            return None
+        innermost = real[-1]
+        carried = flow.carried.get(innermost)
+        if carried is None:
+            return None
+        if acc.target in carried.assignments and acc.target not in carried.first_read:
+            return None  # reset at the top of every iteration
+        return innermost
+
+    def _graph_freed(self, training, acc: Accumulation) -> bool:
+        """The accumulated value shares the graph a backward() of the same loop frees."""
+        added = dotted_name(acc.value_node)
+        sources = {label for label in acc.value.labels if label[0] == "src"}
+        for backward in training:
+            if backward.retain_graph:
+                continue
+            receiver = backward.call.func.value if isinstance(backward.call.func, cst.Attribute) else None
+            if added is not None and receiver is not None and dotted_name(receiver) == added:
+                return True
+            if sources & backward.value.labels:
+                return True
+        return False
+
+    def _report(self, flow: GraphFlow, acc: Accumulation) -> None:
+        value = acc.value_node
+        cure = self._cure(flow, acc)
+        value_code = self.context.code_for(value)
+        fix = None
+        if cure is not None and acc.kind != "extend" and not isinstance(value, (cst.Tuple, cst.List, cst.Dict, cst.StarredElement)):
+            needs_parens = not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+            text = f"({value_code}).{cure}()" if needs_parens else f"{value_code}.{cure}()"
+            replacement = cst.parse_expression(text)
+            if not needs_parens:
+                replacement = replacement.with_changes(lpar=value.lpar, rpar=value.rpar)
+            fix = Fix.safe(f"Accumulate `{value_code}.{cure}()`", Replace(value, replacement))
+        node = _small_statement(acc.statement, value) or value
+        message = self.MESSAGE.format(
+            target=acc.target, value=value_code, cure=f".{cure or 'detach'}()"
+        )
+        self.report(node, message, fix=fix)
+
+    def _cure(self, flow: GraphFlow, acc: Accumulation) -> Optional[str]:
+        if _is_scalar(flow, acc.value_node) and self._used_as_number(flow, acc):
+            return "item"
+        return "detach"
+
+    def _used_as_number(self, flow: GraphFlow, acc: Accumulation) -> bool:
+        scope = flow.scope
+        statements = {a.statement for a in flow.accumulations.values() if a.target == acc.target}
+        if acc.kind in ("augassign", "assign"):
+            # A total that starts as a Python number stays one with .item().
+            if not _starts_as_number(scope, acc.target):
+                return False
+            return not _used_as_tensor(scope, acc.target, statements)
+        if acc.kind == "append":
+            return _only_number_consumers(scope, acc.target, statements)
+        return False
+
+
+def _small_statement(line: cst.CSTNode, value: cst.CSTNode) -> Optional[cst.CSTNode]:
+    for small in getattr(line, "body", ()):
+        stack = [small]
+        while stack:
+            node = stack.pop()
+            if node is value:
+                return small
+            stack.extend(node.children)
+    return None
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _is_scalar(flow: GraphFlow, value: cst.BaseExpression) -> bool:
+    """``loss`` back-propagated without arguments, or a full ``.mean()``/``.sum()`` reduction."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        return value.func.attr.value in {"mean", "sum"} and not value.args
+    name = dotted_name(value)
+    if name is None:
+        return False
+    for backward in flow.backwards.values():
+        func = backward.call.func
+        if isinstance(func, cst.Attribute) and dotted_name(func.value) == name and not backward.call.args:
+            return True
+    return False
+
+
+def _starts_as_number(scope: cst.CSTNode, target: str) -> bool:
+    found = False
+    for node in _walk(scope):
+        if isinstance(node, cst.Assign) and any(dotted_name(t.target) == target for t in node.targets):
+            if not isinstance(node.value, (cst.Integer, cst.Float)):
+                if not (isinstance(node.value, cst.BinaryOperation) and dotted_name(node.value.left) == target):
+                    return False
+            else:
+                found = True
+    return found
+
+
+def _used_as_tensor(scope: cst.CSTNode, target: str, own: Set[cst.CSTNode]) -> bool:
+    """A method called on the total, or the total handed to a ``torch`` function."""
+    for node in _walk(scope):
+        if node in own:
+            continue
+        if isinstance(node, cst.Attribute) and dotted_name(node.value) == target:
+            return True
+        if isinstance(node, cst.Call) and (dotted_name(node.func) or "").split(".")[0] in {"torch", "th", "F"}:
+            if any(name == target for arg in node.args for name, _ in iter_reads(arg.value)):
+                return True
+    return False
+
+
+def _only_number_consumers(scope: cst.CSTNode, target: str, own: Set[cst.CSTNode]) -> bool:
+    if "." in target:
+        return False
+    consumed = False
+    allowed: Set[cst.CSTNode] = set()
+    for node in _walk(scope):
+        if node in own:
+            for inner in _walk(node):
+                allowed.add(inner)
+            continue
+        if isinstance(node, cst.Call):
+            func = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
+            if func in _NUMBER_CONSUMERS:
+                for arg in node.args:
+                    if dotted_name(arg.value) == target:
+                        allowed.add(arg.value)
+                        consumed = True
+    bindings = {
+        t.target for node in _walk(scope) if isinstance(node, cst.Assign) for t in node.targets
+    } | {node.target for node in _walk(scope) if isinstance(node, cst.AnnAssign)}
+    for node in _walk(scope):
+        if isinstance(node, cst.Name) and node.value == target and node not in allowed and node not in bindings:
+            return False
+    return consumed
