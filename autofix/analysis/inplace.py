@@ -1,0 +1,1033 @@
+"""Facts for AF103: which code runs under autograd, and what each tensor name holds there.
+
+LibCST has no data flow, so each function that runs under autograd is walked
+once, statement by statement in source order, keeping for every local name a
+small :class:`Binding`: is it the caller's argument, a leaf that requires
+grad, a freshly created tensor, a view or plain alias of another name, and has
+autograd saved it for backward. Every in-place operation met on the way is
+judged against the binding of its target and comes out as an
+:class:`InplaceEvent` when autograd (or the caller) can observe it.
+
+The walk is deliberately simple (no branch merging: the last binding in
+source order wins; loops are read once) and errs towards silence: an unknown
+value is never assumed to be saved, a tensor or to require grad.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from autofix.analysis.inplace_ops import (
+    FUNCTIONAL_INPLACE_FUNCTIONS,
+    FUNCTIONAL_INPLACE_PARAMETER,
+    INPLACE_METHODS,
+    INPLACE_MODULES,
+    TORCH_INPLACE_FUNCTIONS,
+)
+from autofix.analysis.names import dotted_name, keyword
+from autofix.analysis.training import disables_grad, grad_disabled_nodes, is_backward_call, qualified_names
+from autofix.rule import RuleContext
+
+# What autograd saves for backward, after torch's derivatives.yaml
+# (tools/autograd/derivatives.yaml and torch/csrc/autograd/FunctionsManual.cpp):
+# a formula that mentions ``result`` saves the output, one that mentions
+# ``self``/``other`` saves that input. An in-place change to a saved tensor makes
+# backward() raise "one of the variables needed for gradient computation has
+# been modified by an inplace operation".
+
+#: Backward reads the output: ``sigmoid_backward(grad, result)``, ``threshold_backward(grad, result, 0)`` …
+SAVES_OUTPUT = frozenset(
+    {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan"}
+)
+#: Backward reads the (single) input; saved only when that input requires grad.
+SAVES_INPUT = frozenset(
+    {
+        "sin", "cos", "sinh", "cosh", "asin", "acos", "atan", "log", "log1p", "log2", "log10", "abs", "pow",
+        "square", "clamp", "clip", "clamp_min", "clamp_max", "erf", "erfinv", "gelu", "silu", "mish", "softplus",
+        "elu", "selu", "celu", "leaky_relu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "threshold",
+        "logsigmoid", "norm", "prod", "logsumexp", "std", "var", "cumprod", "max_pool1d", "max_pool2d",
+        "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+        "adaptive_max_pool2d", "layer_norm", "group_norm", "batch_norm", "instance_norm", "normalize",
+        "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+        "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
+    }
+)
+#: Binary ops whose backward for one operand reads the other one.
+SAVES_PARTNER = frozenset({"mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "bmm", "linear"})
+#: ``nn`` modules with weights: they save their input whether or not it requires grad.
+PARAMETRIC_MODULES = frozenset(
+    {
+        "Linear", "Bilinear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+        "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+        "SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+        "RMSNorm", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell", "MultiheadAttention", "PReLU",
+        "Embedding", "EmbeddingBag",
+    }
+)
+#: ``nn`` modules that save their output, and the op that does it.
+OUTPUT_SAVING_MODULES = {"ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax", "LogSoftmax": "log_softmax"}
+#: ``nn`` modules that neither save their input nor return a new alias of it worth tracking.
+QUIET_MODULES = frozenset(
+    {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Identity",
+     "Flatten", "Unflatten", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+     "PixelUnshuffle", "ChannelShuffle"}
+)
+#: Factories: their result is a new tensor nobody else holds.
+FACTORIES = frozenset(
+    {
+        "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace",
+        "logspace", "eye", "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like", "full_like",
+        "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial", "tril_indices", "triu_indices",
+    }
+)
+FRESH_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "clone"})
+#: Methods returning a view of the receiver (writes through them reach the base).
+VIEW_METHODS = frozenset(
+    {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t", "unsqueeze", "squeeze", "expand",
+     "expand_as", "narrow", "select", "unflatten", "flatten", "movedim", "moveaxis", "swapaxes", "swapdims",
+     "diagonal", "unfold", "as_strided", "detach"}
+)
+#: Methods that may hand back the receiver itself (``x.float()`` when x is float):
+#: their result is a new value or the same object, so it is neither trusted as
+#: fresh nor tracked as an alias.
+NON_TENSOR_METHODS = frozenset(
+    {"item", "tolist", "size", "dim", "numel", "numpy", "data_ptr", "stride", "element_size", "nelement",
+     "is_contiguous", "any_", "get_device", "__len__", "backward", "register_hook", "retain_grad"}
+)
+NON_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "range", "list", "tuple", "dict", "set",
+                                 "isinstance", "getattr", "hasattr", "print", "min", "max", "sum", "round", "abs"})
+_NON_TENSOR_ANNOTATION = re.compile(r"^(int|float|bool|str|bytes|List|list|Tuple|tuple|Dict|dict|Sequence|Iterable|Mapping|Callable)\b")
+#: Functions that build or reset parameters: in-place writes there are initialisation.
+_INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
+_MODULE_BASE = re.compile(r"(^|\.)(Module|Sequential|ModuleList|ModuleDict)$|Module$|Model$|Net$|Layer$|Block$|Loss$")
+_EXCLUDED_BASE = re.compile(r"(^|\.)(Optimizer|Function|InplaceFunction|LRScheduler|_LRScheduler)$")
+# Case-sensitive on purpose: AF103's text pre-filter (TRIGGERS) lists exactly these spellings.
+_LOSS_NAME = re.compile(r"loss|Loss|criterion|Criterion")
+#: Loss modules whose backward reads their inputs (cross-entropy saves only its own log-softmax).
+_INPUT_SAVING_LOSSES = frozenset(
+    {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "NLLLoss",
+     "CosineEmbeddingLoss", "GaussianNLLLoss", "PoissonNLLLoss"}
+)
+
+FunctionNode = Union[cst.FunctionDef, cst.Module]
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class InplaceEvent:
+    """One in-place write that autograd or the caller can observe."""
+
+    #: The operation: a ``Call``, an ``AugAssign`` or an ``Assign`` to a subscript.
+    node: cst.CSTNode
+    #: ``method`` (``x.relu_()``), ``function`` (``torch.relu_(x)``), ``functional``
+    #: (``F.relu(x, inplace=True)``), ``module`` (``self.act(x)`` built with
+    #: ``inplace=True``), ``augassign`` or ``setitem``.
+    form: str
+    target: str
+    #: ``argument``, ``leaf``, ``saved`` or ``view``.
+    reason: str
+    #: Words for the message (which op saved the value, whose argument …).
+    detail: str
+    #: The small statement holding the operation, and its line.
+    small: Optional[cst.BaseSmallStatement]
+    line: Optional[cst.SimpleStatementLine]
+    #: Someone outside this name sees the write (caller, alias, container, global).
+    visible: bool
+    #: The target name is read later in the function before being rebound.
+    read_after: bool
+    #: Plain aliases of the target read after the write (they see the new value).
+    aliases_read: Tuple[str, ...] = ()
+    #: For ``x[mask] = v``: (mask, v) when ``x.masked_fill(mask, v)`` is exact.
+    masked_fill: Optional[Tuple[cst.BaseExpression, cst.BaseExpression]] = None
+
+
+@dataclass
+class _Binding:
+    kind: str  # param | leaf | fresh | value | attr
+    tensor: bool
+    grad: bool
+    ident: int
+    view_of: Optional[int] = None
+    saved: Optional[str] = None
+    escaped: bool = False
+    via: Optional[str] = None  # for views: the base name
+    mask_of: Optional[int] = None  # a boolean mask computed elementwise from this ident
+
+
+@dataclass
+class _Unit:
+    """A small statement (or a compound statement's header) in source order."""
+
+    node: cst.CSTNode
+    line: Optional[cst.SimpleStatementLine]
+    quiet: bool  # under no_grad, or guarded by an ``inplace`` flag
+
+
+@dataclass
+class _Scope:
+    node: FunctionNode
+    cls: Optional[cst.ClassDef]
+    #: parameter name -> is a tensor (True), may be one (None), is not (False)
+    params: Dict[str, Optional[bool]] = field(default_factory=dict)
+    caller_visible: bool = False
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def inplace_events(context: RuleContext) -> List[InplaceEvent]:
+    return context.fact("af103_inplace_events", lambda: _Analysis(context).run())
+
+
+def torch_alias(module: cst.Module) -> Optional[str]:
+    """The name ``import torch`` is bound to at module level, if any."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if isinstance(alias.name, cst.Name) and alias.name.value == "torch":
+                            return alias.asname.name.value if alias.asname else "torch"  # type: ignore[union-attr]
+    return None
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+class _Analysis:
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.module = context.module
+        self.disabled = grad_disabled_nodes(context)
+        self.functions: Dict[str, cst.FunctionDef] = {}
+        self.methods: Dict[Tuple[cst.ClassDef, str], cst.FunctionDef] = {}
+        self.owner: Dict[cst.FunctionDef, Optional[cst.ClassDef]] = {}
+        self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
+        self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
+        self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
+        self.global_reads: Set[str] = set()
+        self.class_names: Set[str] = set()
+        self.ids = itertools.count()
+
+    def run(self) -> List[InplaceEvent]:
+        self._index()
+        events: List[InplaceEvent] = []
+        for scope in self._scopes():
+            events.extend(_Walker(self, scope).walk())
+        return events
+
+    # Every def, every ``x = Ctor(...)`` in the module, every global read from a def.
+    def _index(self) -> None:
+        analysis = self
+
+        class Indexer(cst.CSTVisitor):
+            def __init__(self) -> None:
+                self.classes: List[cst.ClassDef] = []
+                self.depth = 0
+
+            def visit_ClassDef(self, node: cst.ClassDef) -> None:
+                self.classes.append(node)
+                analysis.class_names.add(node.name.value)
+
+            def leave_ClassDef(self, node: cst.ClassDef) -> None:
+                self.classes.pop()
+
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+                cls = self.classes[-1] if self.classes else None
+                if cls is not None and node in cls.body.body:
+                    analysis.methods[(cls, node.name.value)] = node
+                    analysis.owner[node] = cls
+                elif node in analysis.module.body:
+                    analysis.functions[node.name.value] = node
+                    analysis.owner[node] = None
+                self.depth += 1
+
+            def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+                self.depth -= 1
+
+            def visit_Name(self, node: cst.Name) -> None:
+                if self.depth:
+                    analysis.global_reads.add(node.value)
+
+            def visit_Assign(self, node: cst.Assign) -> None:
+                if not isinstance(node.value, cst.Call):
+                    return
+                ctor = dotted_name(node.value.func) or ""
+                last = ctor.rsplit(".", 1)[-1]
+                if not last[:1].isupper():
+                    return
+                for target in node.targets:
+                    name = dotted_name(target.target)
+                    if not name:
+                        continue
+                    analysis.module_ctor[name] = last
+                    if last == "Parameter":
+                        analysis.parameters.add(name)
+                    if last in INPLACE_MODULES and _inplace_requested(node.value, INPLACE_MODULES[last]):
+                        analysis.inplace_modules.add(name)
+
+        self.module.visit(Indexer())
+
+    def _excluded(self, func: cst.FunctionDef) -> bool:
+        if _INIT_NAME.search(func.name.value):
+            return True
+        if any(disables_grad(self.context, d.decorator) for d in func.decorators):
+            return True
+        names = [p.name.value for p in _all_params(func)]
+        if "inplace" in names:
+            return True  # the caller chose in-place explicitly
+        if names[:1] == ["ctx"]:
+            return True  # autograd.Function.forward/backward run without grad recording
+        cls = self.owner.get(func)
+        return cls is not None and self._excluded_class(cls)
+
+    def _excluded_class(self, cls: cst.ClassDef) -> bool:
+        for base in cls.bases:
+            names = qualified_names(self.context, base.value) | {dotted_name(base.value) or ""}
+            if any(_EXCLUDED_BASE.search(n) for n in names):
+                return True
+        return False
+
+    def _scopes(self) -> Iterator[_Scope]:
+        roots: List[_Scope] = []
+        for (cls, name), func in self.methods.items():
+            if name == "forward" and not self._excluded(func):
+                roots.append(self._scope(func, cls, caller_visible=True))
+        for name, func in self.functions.items():
+            if _LOSS_NAME.search(name) and not self._excluded(func):
+                roots.append(self._scope(func, None, caller_visible=True))
+        for func in list(self.functions.values()) + list(self.methods.values()):
+            if not self._excluded(func) and func.name.value != "forward" and _has_backward(self.context, func):
+                roots.append(self._scope(func, self.owner.get(func), caller_visible=False))
+        if _has_backward(self.context, self.module):
+            roots.append(_Scope(self.module, None))
+        seen: Set[FunctionNode] = set()
+        queue = list(roots)
+        while queue:
+            scope = queue.pop(0)
+            if scope.node in seen:
+                continue
+            seen.add(scope.node)
+            yield scope
+            # Helpers called from autograd code run under autograd too; from a
+            # forward their arguments are the forward's tensors.
+            for callee in self._callees(scope):
+                if callee not in seen and not self._excluded(callee):
+                    queue.append(self._scope(callee, self.owner.get(callee), caller_visible=scope.caller_visible))
+
+    def _scope(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef], caller_visible: bool) -> _Scope:
+        scope = _Scope(func, cls, caller_visible=caller_visible)
+        params = _all_params(func)
+        if cls is not None and not _is_static(func) and params:
+            params = params[1:]
+        for i, param in enumerate(params):
+            scope.params[param.name.value] = _tensor_param(param, first=(i == 0 and func.name.value == "forward"))
+        return scope
+
+    def _callees(self, scope: _Scope) -> Iterator[cst.FunctionDef]:
+        if isinstance(scope.node, cst.Module):
+            bodies: Sequence[cst.CSTNode] = [s for s in scope.node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        else:
+            bodies = [scope.node.body]
+        for body in bodies:
+            for call in _calls(body):
+                func = call.func
+                if isinstance(func, cst.Name) and func.value in self.functions:
+                    yield self.functions[func.value]
+                elif (
+                    scope.cls is not None
+                    and isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name)
+                    and func.value.value == "self"
+                    and (scope.cls, func.attr.value) in self.methods
+                ):
+                    yield self.methods[(scope.cls, func.attr.value)]
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+class _Walker:
+    def __init__(self, analysis: _Analysis, scope: _Scope) -> None:
+        self.a = analysis
+        self.scope = scope
+        self.state: Dict[str, _Binding] = {}
+        self.units: List[_Unit] = []
+        self.events: List[InplaceEvent] = []
+        self.reported: Set[int] = set()
+        self.is_module = isinstance(scope.node, cst.Module)
+        self.skip_names: Set[str] = set()
+
+    def new_id(self) -> int:
+        return next(self.a.ids)
+
+    def walk(self) -> List[InplaceEvent]:
+        for name, tensor in self.scope.params.items():
+            visible = self.scope.caller_visible and tensor is not False
+            self.state[name] = _Binding("param" if visible else "value", bool(tensor), visible, self.new_id())
+        node = self.scope.node
+        if isinstance(node, cst.Module):
+            body = [s for s in node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        else:
+            body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else [node.body]
+        for stmt in body:
+            self._flatten(stmt, quiet=False)
+        for index, unit in enumerate(self.units):
+            self._step(index, unit)
+        return self.events
+
+    # ---- statements in source order
+
+    def _flatten(self, node: cst.CSTNode, quiet: bool) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            return
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            self.skip_names.update(n.name.value for n in node.names)
+            return
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if isinstance(small, (cst.Global, cst.Nonlocal)):
+                    self.skip_names.update(n.name.value for n in small.names)
+                self.units.append(_Unit(small, node, quiet))
+            return
+        if isinstance(node, cst.If):
+            self.units.append(_Unit(node.test, None, quiet))
+            guarded = quiet or _mentions_inplace(node.test)
+            self._block(node.body, guarded)
+            if node.orelse is not None:
+                if isinstance(node.orelse, cst.If):
+                    self._flatten(node.orelse, guarded)
+                else:
+                    self._block(node.orelse.body, guarded)
+            return
+        if isinstance(node, (cst.For, cst.While)):
+            header = node.iter if isinstance(node, cst.For) else node.test
+            self.units.append(_Unit(node if isinstance(node, cst.For) else header, None, quiet))
+            self._block(node.body, quiet)
+            if node.orelse is not None:
+                self._block(node.orelse.body, quiet)
+            return
+        if isinstance(node, cst.With):
+            off = any(disables_grad(self.a.context, item.item) for item in node.items)
+            self.units.append(_Unit(node, None, quiet))
+            self._block(node.body, quiet or off or node.body in self.a.disabled)
+            return
+        if isinstance(node, cst.Try):
+            self._block(node.body, quiet)
+            for handler in node.handlers:
+                self._block(handler.body, quiet)
+            if node.orelse is not None:
+                self._block(node.orelse.body, quiet)
+            if node.finalbody is not None:
+                self._block(node.finalbody.body, quiet)
+            return
+        # match statements and anything newer: leave alone.
+
+    def _block(self, block: cst.BaseSuite, quiet: bool) -> None:
+        if isinstance(block, cst.IndentedBlock):
+            for stmt in block.body:
+                self._flatten(stmt, quiet)
+        elif isinstance(block, cst.SimpleStatementSuite):
+            for small in block.body:
+                self.units.append(_Unit(small, None, quiet))
+
+    # ---- one unit: judge its in-place ops, then record what it saves and binds
+
+    def _step(self, index: int, unit: _Unit) -> None:
+        node = unit.node
+        if isinstance(node, cst.For):
+            self._bind_for(node)
+            return
+        if isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    self._unbind(item.asname.name)
+            return
+        if not unit.quiet:
+            for op in self._inplace_ops(node):
+                self._judge(index, unit, *op)
+        if self._backward_in(node):
+            # backward() has consumed what was saved so far.
+            for binding in self.state.values():
+                binding.saved = None
+        if not unit.quiet:
+            self._record_saves(node)
+        self._record_escapes(node)
+        self._bind(node)
+
+    def _backward_in(self, node: cst.CSTNode) -> bool:
+        return any(is_backward_call(self.a.context, call) for call in _calls(node))
+
+    # ---- finding in-place ops
+
+    def _inplace_ops(self, node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, str, str]]:
+        """(op node, form, target name) for every in-place write in ``node``."""
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            yield node, "augassign", node.target.value
+        if isinstance(node, (cst.AugAssign, cst.Assign)):
+            targets = [node.target] if isinstance(node, cst.AugAssign) else [t.target for t in node.targets]
+            for target in targets:
+                if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                    yield node, "setitem", target.value.value
+        chained: Set[cst.Call] = set()
+        # Outermost first, so that a chain x.mul_(a).add_(b) is met at its last link.
+        for call in [n for n in _walk(node) if isinstance(n, cst.Call)]:
+            if call in chained:
+                continue
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in INPLACE_METHODS:
+                receiver = func.value
+                # x.mul_(a).add_(b): one chain of writes to x, judged once.
+                while (
+                    isinstance(receiver, cst.Call)
+                    and isinstance(receiver.func, cst.Attribute)
+                    and receiver.func.attr.value in INPLACE_METHODS
+                ):
+                    chained.add(receiver)
+                    receiver = receiver.func.value
+                if isinstance(receiver, cst.Name) and not self._is_module_name(receiver.value):
+                    yield call, "method", receiver.value
+                continue
+            qname = self._torch_name(func)
+            if qname is None or not call.args or not isinstance(call.args[0].value, cst.Name):
+                if (
+                    isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name)
+                    and func.value.value == "self"
+                    and dotted_name(func) in self.a.inplace_modules
+                    and len(call.args) == 1
+                    and isinstance(call.args[0].value, cst.Name)
+                ):
+                    yield call, "module", call.args[0].value.value  # type: ignore[union-attr]
+                continue
+            target = call.args[0].value.value  # type: ignore[union-attr]
+            space, _, name = qname.rpartition(".")
+            if space == "torch" and name in TORCH_INPLACE_FUNCTIONS:
+                yield call, "function", target
+            elif space == "torch.nn.functional" and name in FUNCTIONAL_INPLACE_FUNCTIONS:
+                yield call, "function", target
+            elif space == "torch.nn.functional" and name in FUNCTIONAL_INPLACE_PARAMETER:
+                if _inplace_requested(call, FUNCTIONAL_INPLACE_PARAMETER[name]):
+                    yield call, "functional", target
+
+    def _is_module_name(self, name: str) -> bool:
+        return name in ("torch", "F", "nn", "np", "math") or name == torch_alias(self.a.module)
+
+    def _torch_name(self, func: cst.BaseExpression) -> Optional[str]:
+        for name in qualified_names(self.a.context, func):
+            if name.startswith("torch."):
+                return name
+        dotted = dotted_name(func) or ""
+        if dotted.startswith("F."):
+            return "torch.nn.functional." + dotted[2:]
+        return None
+
+    # ---- judging one write
+
+    def _judge(self, index: int, unit: _Unit, op: cst.CSTNode, form: str, target: str) -> None:
+        if target in self.skip_names or target == "self":
+            return
+        binding = self.state.get(target)
+        if binding is None:
+            # Only writes that read their own gradient prove a leaf: p -= lr * p.grad.
+            if _reads_grad_of(op, target):
+                self._emit(index, unit, op, form, target, "leaf", "it is a leaf tensor that requires grad (its `.grad` is read)", None)
+            return
+        if binding.ident in self.reported:
+            return
+        if form in ("augassign", "setitem") and not binding.tensor:
+            return
+        if binding.kind == "attr":
+            return
+        reason = detail = None
+        if binding.kind == "leaf" or _reads_grad_of(op, target):
+            reason, detail = "leaf", "it is a leaf tensor that requires grad"
+        elif binding.kind == "param":
+            reason, detail = "argument", "it is an argument: the caller's tensor changes too"
+        elif binding.saved and binding.grad:
+            reason, detail = "saved", f"autograd saved it as {binding.saved} for backward"
+        elif binding.view_of is not None:
+            base = self._base(binding)
+            if base is not None and base.ident not in self.reported:
+                if base.kind == "param":
+                    reason, detail = "view", f"it is a view of the argument `{binding.via}`: the caller's tensor changes too"
+                elif base.saved and base.grad:
+                    reason, detail = "view", f"it is a view of `{binding.via}`, which autograd saved as {base.saved}"
+                elif base.kind == "leaf":
+                    reason, detail = "view", f"it is a view of the leaf tensor `{binding.via}`"
+                if reason:
+                    self.reported.add(base.ident)
+        aliases = self._aliases(target, binding)
+        aliases_read = tuple(a for a in aliases if self._read_after(index, a))
+        if reason is None and not aliases_read:
+            return
+        if reason is None:
+            reason = "alias"
+            detail = "its alias " + ", ".join(f"`{a}`" for a in aliases_read) + " is read afterwards and sees the change"
+        self.reported.add(binding.ident)
+        visible = (
+            binding.kind == "param"
+            or binding.escaped
+            or bool(aliases)
+            or binding.view_of is not None
+            or self._has_views(binding)
+            or (self.is_module and target in self.a.global_reads)
+        )
+        self._emit(index, unit, op, form, target, reason, detail, visible, aliases_read)
+
+    def _emit(self, index, unit, op, form, target, reason, detail, visible, aliases_read=()) -> None:
+        self.events.append(
+            InplaceEvent(
+                node=op,
+                form=form,
+                target=target,
+                reason=reason,
+                detail=detail,
+                small=unit.node if isinstance(unit.node, cst.BaseSmallStatement) else None,
+                line=unit.line,
+                visible=bool(visible) or reason == "leaf",
+                read_after=self._read_after(index, target),
+                aliases_read=tuple(aliases_read),
+                masked_fill=self._masked_fill(op, target) if form == "setitem" else None,
+            )
+        )
+
+    def _masked_fill(self, op: cst.CSTNode, target: str) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+        # masked_fill broadcasts the mask from the right while x[mask] indexes
+        # from the left: equal only for a mask of x's own shape and a scalar.
+        if not isinstance(op, cst.Assign) or len(op.targets) != 1 or not _scalar(op.value):
+            return None
+        sub = op.targets[0].target
+        if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        mask = sub.slice[0].slice.value
+        binding = self.state.get(target)
+        if binding is None:
+            return None
+        if isinstance(mask, cst.Name) and mask.value in self.state and self.state[mask.value].mask_of == binding.ident:
+            return mask, op.value
+        if self._value(mask).mask_of == binding.ident:
+            return mask, op.value
+        return None
+
+    def _base(self, binding: _Binding) -> Optional[_Binding]:
+        for other in self.state.values():
+            if other.ident == binding.view_of:
+                return other
+        return None
+
+    def _aliases(self, target: str, binding: _Binding) -> List[str]:
+        return sorted(n for n, b in self.state.items() if n != target and b.ident == binding.ident)
+
+    def _has_views(self, binding: _Binding) -> bool:
+        return any(b.view_of == binding.ident for b in self.state.values())
+
+    def _read_after(self, index: int, name: str) -> bool:
+        for unit in self.units[index + 1:]:
+            if name in _loads(unit.node):
+                return True
+            if name in _stores(unit.node):
+                return False
+        return False
+
+    # ---- what a statement saves for backward
+
+    def _record_saves(self, node: cst.CSTNode) -> None:
+        for expr in _walk(node):
+            if isinstance(expr, cst.BinaryOperation):
+                op = expr.operator
+                if isinstance(op, (cst.Multiply, cst.MatrixMultiply)):
+                    self._save_partners(expr.left, expr.right, "an input of `*`" if isinstance(op, cst.Multiply) else "an input of `@`")
+                elif isinstance(op, cst.Divide):
+                    self._save_partners(expr.left, expr.right, "an input of `/`", divide=True)
+                elif isinstance(op, cst.Power):
+                    self._save_if_grad(expr.left, "the input of `**`")
+            elif isinstance(expr, cst.Call):
+                self._call_saves(expr)
+
+    def _call_saves(self, call: cst.Call) -> None:
+        func = call.func
+        args = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        name = None
+        receiver: Optional[cst.BaseExpression] = None
+        qname = self._torch_name(func)
+        if qname is not None:
+            name = qname.rsplit(".", 1)[-1]
+            if name in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose2d") and args:
+                # The weight requires grad: the input is saved unconditionally.
+                self._save(args[0], f"the input of `{name}`")
+                return
+        elif isinstance(func, cst.Attribute):
+            receiver = func.value
+            name = func.attr.value
+            dotted = dotted_name(func)
+            if dotted is not None and dotted in self.a.module_ctor:
+                self._module_call_saves(self.a.module_ctor[dotted], dotted, args)
+                return
+            if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1 and args:
+                return  # a submodule built elsewhere: unknown, stay silent
+        elif isinstance(func, cst.Name) and func.value in self.a.module_ctor:
+            self._module_call_saves(self.a.module_ctor[func.value], func.value, args)
+            return
+        if name is None:
+            return
+        operands = ([receiver] if receiver is not None else []) + args
+        if name in SAVES_PARTNER and len(operands) >= 2:
+            self._save_partners(operands[0], operands[1], f"an input of `{name}`", divide=name.startswith("div") or name == "true_divide")
+        elif name in SAVES_INPUT and operands:
+            self._save_if_grad(operands[0], f"the input of `{name}`")
+            if name.endswith("loss") or name in ("binary_cross_entropy", "kl_div", "cosine_similarity"):
+                for other in operands[1:2]:
+                    self._save_if_grad(other, f"an input of `{name}`")
+
+    def _module_call_saves(self, ctor: str, dotted: str, args: List[cst.BaseExpression]) -> None:
+        if not args or ctor in QUIET_MODULES or ctor in OUTPUT_SAVING_MODULES:
+            return
+        what = f"the input of `{dotted}` ({ctor})"
+        if ctor in PARAMETRIC_MODULES:
+            self._save(args[0], what)
+        elif ctor.endswith("Loss"):
+            if ctor in _INPUT_SAVING_LOSSES or ctor in self.a.class_names:
+                for arg in args[:2]:
+                    self._save_if_grad(arg, what)
+        elif ctor in INPLACE_MODULES or ctor.endswith(("Pool1d", "Pool2d", "Pool3d")):
+            self._save_if_grad(args[0], what)
+        elif ctor in self.a.class_names or ctor == "Sequential":
+            # A model of the user's own: its first layer keeps the input.
+            self._save(args[0], f"the input of `{dotted}`")
+
+    def _save_partners(self, left, right, what: str, divide: bool = False) -> None:
+        left_grad, right_grad = self._grad(left), self._grad(right)
+        if right_grad:
+            self._save(left, what)
+        if left_grad or (divide and right_grad):
+            self._save(right, what)
+
+    def _save_if_grad(self, expr, what: str) -> None:
+        if self._grad(expr):
+            self._save(expr, what)
+
+    def _save(self, expr, what: str) -> None:
+        if isinstance(expr, cst.Name):
+            binding = self.state.get(expr.value)
+            if binding is not None and binding.tensor and binding.saved is None and binding.kind != "attr":
+                binding.saved = what
+                if binding.view_of is not None:
+                    base = self._base(binding)
+                    if base is not None and base.saved is None:
+                        base.saved = what + f" (through the view `{expr.value}`)"
+
+    def _grad(self, expr: cst.BaseExpression) -> bool:
+        """Does ``expr`` (probably) require grad?"""
+        if isinstance(expr, cst.Name):
+            binding = self.state.get(expr.value)
+            return binding is not None and binding.grad
+        if isinstance(expr, cst.Attribute):
+            return dotted_name(expr) in self.a.parameters
+        return self._value(expr).grad
+
+    # ---- escapes: the tensor is stored where the fix cannot follow it
+
+    def _record_escapes(self, node: cst.CSTNode) -> None:
+        stored: List[cst.BaseExpression] = []
+        if isinstance(node, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if node.value is not None and any(isinstance(t, (cst.Attribute, cst.Subscript)) for t in targets):
+                stored.append(node.value)
+        for expr in _walk(node):
+            if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+                stored.append(expr)
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                if expr.func.attr.value in ("append", "extend", "insert", "add", "update", "setdefault", "put"):
+                    stored.extend(a.value for a in expr.args)
+            elif isinstance(expr, cst.Yield) and expr.value is not None:
+                stored.append(expr.value)  # type: ignore[arg-type]
+        for expr in stored:
+            for name in _loads(expr):
+                binding = self.state.get(name)
+                if binding is not None:
+                    binding.escaped = True
+
+    # ---- bindings
+
+    def _bind_for(self, node: cst.For) -> None:
+        iterated = node.iter
+        leafy = isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) and iterated.func.attr.value == "parameters"
+        for name in _target_names(node.target):
+            self.state[name] = _Binding("value", leafy, False, self.new_id())
+
+    def _unbind(self, target: cst.BaseExpression) -> None:
+        for name in _target_names(target):
+            self.state[name] = _Binding("value", False, False, self.new_id())
+
+    def _bind(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Del):
+            for name in _target_names(node.target):
+                self.state.pop(name, None)
+            return
+        for expr in _walk(node):
+            if isinstance(expr, cst.NamedExpr) and isinstance(expr.target, cst.Name):
+                self.state[expr.target.value] = self._value(expr.value)
+        if isinstance(node, cst.AnnAssign) and node.value is not None:
+            targets = [node.target]
+            value = node.value
+        elif isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+            value = node.value
+        else:
+            return
+        for target in targets:
+            if isinstance(target, cst.Name):
+                self.state[target.value] = self._value(value, name_hint=target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                result = self._value(value)
+                for name in _target_names(target):
+                    self.state[name] = _Binding("value", result.tensor, result.grad, self.new_id())
+
+    def _value(self, expr: cst.BaseExpression, name_hint: Optional[str] = None) -> _Binding:
+        """A binding describing what ``expr`` evaluates to."""
+        fresh_id = self.new_id()
+        if isinstance(expr, cst.Name):
+            source = self.state.get(expr.value)
+            if source is None:
+                return _Binding("value", False, False, fresh_id)
+            return replace(source)  # a plain alias: same object
+        if isinstance(expr, (cst.Attribute,)):
+            return _Binding("attr", False, dotted_name(expr) in self.a.parameters, fresh_id)
+        if isinstance(expr, cst.Subscript):
+            base = expr.value
+            if isinstance(base, cst.Name) and base.value in self.state:
+                source = self.state[base.value]
+                if source.tensor and _basic_index(expr):
+                    return _Binding("value", True, source.grad, fresh_id, view_of=source.ident, via=base.value)
+                return _Binding("value", source.tensor and False, source.grad, fresh_id)
+            return _Binding("value", False, False, fresh_id)
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self._value(expr.left), self._value(expr.right)
+            return _Binding("value", left.tensor or right.tensor, left.grad or right.grad, fresh_id)
+        if isinstance(expr, cst.Comparison):
+            left = expr.left
+            if (
+                isinstance(left, cst.Name)
+                and left.value in self.state
+                and self.state[left.value].tensor
+                and all(_scalar(c.comparator) for c in expr.comparisons)
+            ):
+                return _Binding("value", True, False, fresh_id, mask_of=self.state[left.value].ident)
+            return _Binding("value", False, False, fresh_id)
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self._value(expr.expression)
+            return _Binding("value", inner.tensor, inner.grad, fresh_id)
+        if isinstance(expr, cst.Call):
+            return self._call_value(expr, fresh_id)
+        return _Binding("value", False, False, fresh_id)
+
+    def _call_value(self, call: cst.Call, fresh_id: int) -> _Binding:
+        func = call.func
+        args = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        arg_grad = any(self._grad(a) for a in args)
+        qname = self._torch_name(func)
+        if qname is not None:
+            space, _, name = qname.rpartition(".")
+            if name == "Parameter":
+                return _Binding("leaf", True, True, fresh_id)
+            if name in FACTORIES and space == "torch":
+                requires = keyword(call, "requires_grad")
+                if requires is not None and isinstance(requires.value, cst.Name) and requires.value.value == "True":
+                    return _Binding("leaf", True, True, fresh_id)
+                return _Binding("fresh", True, False, fresh_id)
+            saved = f"the output of `{name}`" if name in SAVES_OUTPUT else None
+            tensor = not name.startswith(("is_", "numel", "get_")) and space.startswith("torch")
+            return _Binding("value", tensor, arg_grad, fresh_id, saved=saved if arg_grad else None)
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            dotted = dotted_name(func)
+            if dotted is not None and dotted in self.a.module_ctor:
+                ctor = self.a.module_ctor[dotted]
+                op = OUTPUT_SAVING_MODULES.get(ctor)
+                grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
+                return _Binding("value", True, grad, fresh_id, saved=f"the output of `{dotted}` ({op})" if op and grad else None)
+            if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:
+                method = (self.scope.cls, name) if self.scope.cls is not None else None
+                if method in self.a.methods:
+                    return _Binding("value", False, arg_grad, fresh_id)
+                return _Binding("value", True, True, fresh_id)  # a submodule: its output requires grad
+            receiver = self._value(func.value) if not isinstance(func.value, cst.Name) else self.state.get(func.value.value)
+            if receiver is None or not receiver.tensor:
+                return _Binding("value", False, False, fresh_id)
+            if name in NON_TENSOR_METHODS:
+                return _Binding("value", False, False, fresh_id)
+            if name in FRESH_METHODS:
+                grad = receiver.grad and name == "clone"
+                return _Binding("fresh", True, grad, fresh_id)
+            if name in VIEW_METHODS and isinstance(func.value, cst.Name):
+                grad = receiver.grad and name != "detach"
+                return _Binding("value", True, grad, fresh_id, view_of=receiver.ident, via=func.value.value)
+            if name in INPLACE_METHODS:
+                return replace(receiver)  # x.relu_() returns x itself
+            grad = receiver.grad or arg_grad
+            saved = f"the output of `{name}`" if name in SAVES_OUTPUT and grad else None
+            return _Binding("value", True, grad, fresh_id, saved=saved)
+        if isinstance(func, cst.Name):
+            if func.value in NON_TENSOR_BUILTINS:
+                return _Binding("value", False, False, fresh_id)
+            if func.value in self.a.module_ctor:
+                return _Binding("value", True, True, fresh_id)  # model(x)
+            if func.value[:1].isupper():
+                return _Binding("attr", False, False, fresh_id)  # constructing an object
+        return _Binding("value", False, arg_grad, fresh_id)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _all_params(func: cst.FunctionDef) -> List[cst.Param]:
+    p = func.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]
+
+
+def _is_static(func: cst.FunctionDef) -> bool:
+    return any(dotted_name(d.decorator) in ("staticmethod",) for d in func.decorators)
+
+
+def _tensor_param(param: cst.Param, first: bool) -> Optional[bool]:
+    """True: a tensor; None: maybe one (proved only by a tensor method call on it); False: not one."""
+    if param.annotation is not None:
+        text = cst.Module([]).code_for_node(param.annotation.annotation)
+        return "Tensor" in text and not _NON_TENSOR_ANNOTATION.match(text)
+    if param.default is not None:
+        return False
+    return True if first else None
+
+
+def _inplace_requested(call: cst.Call, position: int) -> bool:
+    arg = keyword(call, "inplace")
+    if arg is None:
+        positional = [a for a in call.args if a.keyword is None]
+        arg = positional[position] if len(positional) > position else None
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+
+
+def _scalar(expr: cst.BaseExpression) -> bool:
+    """A number literal, possibly negated, or ``float("inf")``-style."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "float"
+        and len(expr.args) == 1
+        and isinstance(expr.args[0].value, cst.SimpleString)
+    )
+
+
+def _mentions_inplace(expr: cst.CSTNode) -> bool:
+    return any(isinstance(n, cst.Name) and "inplace" in n.value.lower() for n in _walk(expr))
+
+
+def _has_backward(context: RuleContext, node: FunctionNode) -> bool:
+    if isinstance(node, cst.Module):
+        return any(
+            is_backward_call(context, c)
+            for s in node.body
+            if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
+            for c in _calls(s)
+        )
+    return any(is_backward_call(context, c) for c in _calls(node.body))
+
+
+def _reads_grad_of(op: cst.CSTNode, target: str) -> bool:
+    return any(
+        isinstance(n, cst.Attribute) and n.attr.value == "grad" and isinstance(n.value, cst.Name) and n.value.value == target
+        for n in _walk(op)
+    )
+
+
+def _basic_index(sub: cst.Subscript) -> bool:
+    """``x[0]``, ``x[:, 1:]``, ``x[..., None]``: indexing that returns a view."""
+    for element in sub.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        if isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.Ellipsis)):
+            continue
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "None":
+            continue
+        return False
+    return True
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and its descendants, not entering nested functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in reversed(current.children):
+            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            stack.append(child)
+
+
+def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Calls inside ``node``, innermost first (so ``f(g(x))`` yields ``g`` before ``f``)."""
+    found = [n for n in _walk(node) if isinstance(n, cst.Call)]
+    return reversed(found)
+
+
+def _target_names(target: cst.CSTNode) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _stores(node: cst.CSTNode) -> Set[str]:
+    if isinstance(node, cst.Assign):
+        return {n for t in node.targets for n in _target_names(t.target)}
+    if isinstance(node, cst.AnnAssign) and node.value is not None:
+        return set(_target_names(node.target))
+    if isinstance(node, cst.For):
+        return set(_target_names(node.target))
+    return set()
+
+
+def _loads(node: cst.CSTNode) -> Set[str]:
+    """Names read by ``node`` (assignment targets, attribute and keyword names excluded)."""
+    skip: Set[cst.CSTNode] = set()
+    if isinstance(node, cst.Assign):
+        skip.update(t.target for t in node.targets if isinstance(t.target, (cst.Name, cst.Tuple, cst.List)))
+    elif isinstance(node, cst.AnnAssign):
+        skip.update((node.target, node.annotation))
+    elif isinstance(node, cst.For):
+        node = node.iter
+    names: Set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current in skip:
+            continue
+        if isinstance(current, cst.Name):
+            names.add(current.value)
+            continue
+        for child in current.children:
+            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            if isinstance(current, cst.Attribute) and child is current.attr:
+                continue
+            if isinstance(current, cst.Arg) and child is current.keyword:
+                continue
+            stack.append(child)
+    return names

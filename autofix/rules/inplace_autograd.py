@@ -1,0 +1,263 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
+from autofix.analysis.inplace_ops import (
+    FUNCTIONAL_INPLACE_FUNCTIONS,
+    INPLACE_METHODS,
+    TORCH_FUNCTIONS,
+    TORCH_INPLACE_FUNCTIONS,
+)
+from autofix.rule import Fix, InsertBefore, Replace, Rule
+from autofix.types import Expectation
+
+_AUG_OPERATORS = {
+    "AddAssign": "+",
+    "SubtractAssign": "-",
+    "MultiplyAssign": "*",
+    "DivideAssign": "/",
+    "FloorDivideAssign": "//",
+    "ModuloAssign": "%",
+    "PowerAssign": "**",
+    "MatrixMultiplyAssign": "@",
+    "BitAndAssign": "&",
+    "BitOrAssign": "|",
+    "BitXorAssign": "^",
+    "LeftShiftAssign": "<<",
+    "RightShiftAssign": ">>",
+}
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+
+
+class InplaceAutograd(Rule):
+    """
+    ## What it does
+    Finds in-place operations on tensors that autograd, or the caller, still
+    needs, in code that runs under autograd (an `nn.Module.forward`, the helpers
+    it calls, a training step, a loss function):
+
+    * in-place methods (`x.relu_()`, `x.add_(y)`, `x.mul_(s).add_(b)`,
+      `x.clamp_(...)`, `x.zero_()` … every `torch.Tensor` method `name_`),
+      `torch.relu_(x)` and `F.relu_(x)`;
+    * augmented assignment on a tensor (`x += y`, `x *= s`);
+    * functional `inplace=True` (`F.relu(x, inplace=True)`, `F.dropout(..., inplace=True)`);
+    * a module built with `inplace=True` (`self.act = nn.ReLU(inplace=True)`) applied to such a tensor;
+    * indexed assignment (`x[mask] = 0`);
+
+    when the tensor written is
+    * an argument of the function: the caller's tensor, possibly a leaf;
+    * a leaf that requires grad (`torch.randn(..., requires_grad=True)`,
+      `nn.Parameter`, a parameter updated from its own `.grad` outside `torch.no_grad()`);
+    * a value autograd saved for backward: the output of `sigmoid`, `tanh`,
+      `exp`, `softmax`, `log_softmax`, `relu`, `sqrt` …, or an input of `*`,
+      `/`, `@`, `pow`, `log`, a `Linear`/`Conv`/norm layer …;
+    * a view of one of those, or a value with a plain alias read afterwards.
+
+    It stays silent under `torch.no_grad()`/`torch.inference_mode()`, in
+    `__init__`, `reset_parameters` and other initialisation functions, in
+    optimizers and `autograd.Function`s, on attributes (`self.running_mean`,
+    `p.data`), on freshly created tensors (`torch.zeros(...)`, `x.clone()`), in
+    functions that take an `inplace` flag, and on the standard
+    `nn.ReLU(inplace=True)` right after a convolution or batch norm, whose
+    backward needs neither value.
+
+    ## Why is this bad?
+    Autograd keeps references to the tensors a backward formula needs and
+    checks their version counter. Writing to one in place makes `backward()`
+    raise `RuntimeError: one of the variables needed for gradient computation
+    has been modified by an inplace operation`; writing to a leaf that
+    requires grad raises `a leaf Variable that requires grad is being used in
+    an in-place operation`. Writing to an argument also silently changes the
+    caller's tensor, and every alias of it.
+
+    ## Example
+    ```python
+    class Head(nn.Module):
+        def forward(self, x):
+            x.relu_()                 # the caller's tensor
+            p = torch.sigmoid(self.fc(x))
+            p.mul_(self.scale)        # sigmoid's backward needs p
+            return p
+    ```
+
+    Use instead:
+    ```python
+    class Head(nn.Module):
+        def forward(self, x):
+            x = torch.relu(x)
+            p = torch.sigmoid(self.fc(x))
+            p = p.mul(self.scale)
+            return p
+    ```
+
+    ## Fix safety
+    The fix writes the out-of-place form and rebinds the name: `x.relu_()`
+    becomes `x = torch.relu(x)`, `x.add_(y)` becomes `x = x.add(y)`, `y =
+    x.relu_()` becomes `x = torch.relu(x)` then `y = x`, `x += y` becomes `x =
+    x + y`, `F.relu(x, inplace=True)` loses `inplace=True`, and `x[x < 0] = 0`
+    becomes `x = x.masked_fill(x < 0, 0)` (only for a mask computed from `x`
+    itself and a scalar, where the two are exactly equal). The values the
+    function computes are unchanged. The fix is safe when nothing outside the
+    function can see the write; it is unsafe when the tensor is an argument,
+    has an alias or a view, or was stored in a container or attribute, because
+    those no longer see the new value. Leaves, views and aliases read later
+    are reported without a fix: the right cure (`torch.no_grad()`, a
+    `clone()`, or which value the alias meant) is a decision for the author.
+    `self.act = nn.ReLU(inplace=True)` is reported without a fix because
+    changing the constructor changes every use of the module.
+
+    In-place ops are recognised by torch's own naming (a table generated from
+    `torch.Tensor`, `torch` and `torch.nn.functional`); what autograd saves is
+    a table after `derivatives.yaml`. A tensor whose origin the rule cannot
+    see (an unknown function's result) is never assumed to be saved.
+
+    ## References
+    - [Autograd mechanics: in-place operations](https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd)
+    - [`tools/autograd/derivatives.yaml`](https://github.com/pytorch/pytorch/blob/main/tools/autograd/derivatives.yaml)
+    """
+
+    CODE = "AF103"
+    NAME = "inplace-autograd"
+    SUMMARY = "in-place operation on a tensor autograd (or the caller) still needs"
+    MESSAGE = "in-place {op} on `{target}`: {detail}"
+    # Autograd code is a forward, a backward() call or a loss: one of these words must occur.
+    TRIGGERS = ("forward", "backward", "loss", "Loss", "criterion", "Criterion")
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    def check(self) -> None:
+        self.torch = torch_alias(self.context.module)
+        for event in inplace_events(self.context):
+            message = self.MESSAGE.format(op=_describe(event), target=event.target, detail=event.detail)
+            self.report(event.node, message, fix=self._fix(event))
+
+    def _fix(self, event: InplaceEvent) -> Optional[Fix]:
+        # Leaves, views and aliases need a decision, not a rewrite.
+        if event.reason not in ("argument", "saved") or event.aliases_read:
+            return None
+        edits = self._edits(event)
+        if edits is None:
+            return None
+        title = f"Use the out-of-place form and rebind `{event.target}`"
+        return Fix.unsafe(title, *edits) if event.visible else Fix.safe(title, *edits)
+
+    def _edits(self, event: InplaceEvent):
+        small, target = event.small, event.target
+        if small is None:
+            return None
+        if event.form == "augassign":
+            assert isinstance(small, cst.AugAssign)
+            operator = _AUG_OPERATORS.get(type(small.operator).__name__)
+            if operator is None:
+                return None
+            value = self.context.code_for(small.value)
+            if not isinstance(small.value, _ATOMS):
+                value = f"({value})"
+            return (Replace(small, _assign(f"{target} = {target} {operator} {value}")),)
+        if event.form == "setitem":
+            if event.masked_fill is None:
+                return None
+            mask, value = (self.context.code_for(n) for n in event.masked_fill)
+            return (Replace(small, _assign(f"{target} = {target}.masked_fill({mask}, {value})")),)
+        call = event.node
+        assert isinstance(call, cst.Call)
+        new_call = self._out_of_place(event, call)
+        if new_call is None:
+            return None
+        if isinstance(small, cst.Expr) and small.value is call:
+            return (Replace(small, cst.Assign([cst.AssignTarget(cst.Name(target))], new_call)),)
+        rebinds_target = (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == target
+        )
+        if not isinstance(small, (cst.Assign, cst.Return)) or small.value is not call:
+            return None
+        if rebinds_target or (event.form == "functional" and not event.read_after):
+            return (Replace(call, new_call),)
+        # y = x.relu_() binds both names to the new value: keep it so.
+        if event.line is None or len(event.line.body) != 1:
+            return None
+        rebind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], new_call)])
+        return (InsertBefore(event.line, (rebind,)), Replace(call, cst.Name(target)))
+
+    def _out_of_place(self, event: InplaceEvent, call: cst.Call) -> Optional[cst.BaseExpression]:
+        if event.form == "functional":
+            args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "inplace")]
+            if len(args) == len(call.args):
+                # inplace=True was positional: the last positional argument.
+                args = [a for a in call.args if a.keyword is None][:-1] + [a for a in call.args if a.keyword is not None]
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return call.with_changes(args=args)
+        if event.form == "function":
+            func = call.func
+            if not isinstance(func, cst.Attribute):
+                return None
+            name = func.attr.value
+            plain = TORCH_INPLACE_FUNCTIONS.get(name) or FUNCTIONAL_INPLACE_FUNCTIONS.get(name)
+            return call.with_changes(func=func.with_changes(attr=cst.Name(plain))) if plain else None
+        if event.form != "method":
+            return None
+        links = []
+        node: cst.BaseExpression = call
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            links.append(node)
+            node = node.func.value
+        if len(links) == 1:
+            single = self._single_method(call, event.target)
+            if single is not None:
+                return single
+        rebuilt: cst.BaseExpression = node
+        for link in reversed(links):
+            assert isinstance(link.func, cst.Attribute)
+            plain = INPLACE_METHODS.get(link.func.attr.value)
+            if plain is None:
+                return None
+            rebuilt = link.with_changes(func=link.func.with_changes(value=rebuilt, attr=cst.Name(plain)))
+        return rebuilt
+
+    def _single_method(self, call: cst.Call, target: str) -> Optional[cst.BaseExpression]:
+        assert isinstance(call.func, cst.Attribute)
+        name = call.func.attr.value
+        if self.torch is None:
+            return None
+        if name == "zero_" and not call.args:
+            return cst.parse_expression(f"{self.torch}.zeros_like({target})")
+        if name == "fill_" and len(call.args) == 1 and call.args[0].keyword is None:
+            value = self.context.code_for(call.args[0].value)
+            if isinstance(call.args[0].value, (cst.Integer, cst.Float, cst.UnaryOperation)):
+                return cst.parse_expression(f"{self.torch}.full_like({target}, {value})")
+            return None
+        plain = INPLACE_METHODS.get(name)
+        # x.relu_() -> torch.relu(x): the issue's spelling for argument-free ops.
+        if plain in TORCH_FUNCTIONS and not call.args:
+            return cst.parse_expression(f"{self.torch}.{plain}({target})")
+        return None
+
+
+def _assign(code: str) -> cst.BaseSmallStatement:
+    line = cst.parse_statement(code)
+    assert isinstance(line, cst.SimpleStatementLine)
+    return line.body[0]
+
+
+def _describe(event: InplaceEvent) -> str:
+    node = event.node
+    if event.form == "augassign":
+        assert isinstance(node, cst.AugAssign)
+        return f"`{_AUG_OPERATORS.get(type(node.operator).__name__, '?')}=`"
+    if event.form == "setitem":
+        return "indexed assignment"
+    assert isinstance(node, cst.Call)
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "?")
+    if event.form == "functional":
+        return f"`{name}(..., inplace=True)`"
+    if event.form == "module":
+        return f"`self.{name}` (built with inplace=True)"
+    return f"`{name}()`"
