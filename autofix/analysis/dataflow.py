@@ -170,7 +170,7 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
             for small in stmt.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        if dotted_name(alias.name) == "torch":
+                        if dotted_name(alias.name) == "torch" and facts.torch_alias != "torch":
                             facts.torch_alias = (
                                 alias.asname.name.value if alias.asname is not None else "torch"
                             )
@@ -737,6 +737,8 @@ class GraphFlow:
             return Val(GRAPH) if keyword(call, "create_graph") is not None else CLEAN
         torch_fn = next((q for q in qnames if q.startswith("torch.")), None)
         last = func_name.rsplit(".", 1)[-1] if func_name else ""
+        if _is_true(keyword(call, "requires_grad")) or last == "Parameter":
+            return Val(LEAF)
 
         if isinstance(func, cst.Attribute):
             method = func.attr.value

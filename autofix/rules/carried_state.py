@@ -8,6 +8,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 from autofix.analysis import loops
 from autofix.analysis.dataflow import GRAPH, GraphFlow, ModuleFacts, graph_flows, module_facts
 from autofix.analysis.names import dotted_name
+from autofix.analysis.training import qualified_names
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Expectation
 
@@ -223,6 +224,8 @@ def _path_of(target: cst.BaseExpression, name: str, prefix: Tuple[int, ...] = ()
 
 
 def _kind_at(context, facts: ModuleFacts, value: cst.BaseExpression, path: Tuple[int, ...]) -> str:
+    if path and isinstance(value, (cst.Tuple, cst.List)) and path[0] < len(value.elements):
+        return _kind_at(context, facts, value.elements[path[0]].value, path[1:])
     if len(path) >= 2:
         return "tensor"
     if isinstance(value, cst.Call):
@@ -237,7 +240,7 @@ def _kind_at(context, facts: ModuleFacts, value: cst.BaseExpression, path: Tuple
         if kind == "LSTMCell":
             return "tensor" if path else "tuple"
         if kind is None and not path:
-            qnames = {q.name for q in context.get(QualifiedNameProvider, value.func, set())}
+            qnames = qualified_names(context, value.func)
             if any(q.startswith("torch.") for q in qnames):
                 return "tensor"
         return "unknown"

@@ -1,0 +1,437 @@
+"""AF102 carried-state: snippets that must be fixed, and correct code that must be left alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from autofix.api import fix_source
+from autofix.types import Options
+
+HEADER = """\
+import torch
+import torch.nn as nn
+"""
+
+
+def run(src: str, unsafe: bool = False):
+    source = HEADER + textwrap.dedent(src)
+    result = fix_source(source, "t.py", Options(select=("AF102",), unsafe_fixes=unsafe))
+    assert result.error is None, result.error
+    return source, result
+
+
+_fixes = [
+    pytest.param(
+        """
+        rnn = nn.GRU(8, 16, batch_first=True)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        h = torch.zeros(1, 4, 16)
+        for x in batches:
+            out, h = rnn(x, h)
+            loss = out.mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        ["    h = h.detach()\n    out, h = rnn(x, h)\n"],
+        id="GRU hidden tensor carried across batches",
+    ),
+    pytest.param(
+        """
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.Adam(lstm.parameters())
+        h, c = torch.zeros(1, 4, 16), torch.zeros(1, 4, 16)
+        for step in range(10):
+            out, (h, c) = lstm(torch.randn(5, 4, 8), (h, c))
+            out.sum().backward()
+            opt.step()
+        """,
+        ["    h, c = h.detach(), c.detach()\n    out, (h, c) = lstm("],
+        id="LSTM state unpacked into h and c detaches both in one statement",
+    ),
+    pytest.param(
+        """
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.Adam(lstm.parameters())
+        hidden = (torch.zeros(1, 4, 16), torch.zeros(1, 4, 16))
+        for step in range(10):
+            out, hidden = lstm(torch.randn(5, 4, 8), hidden)
+            out.sum().backward()
+            opt.step()
+        """,
+        ["    hidden = tuple(t.detach() for t in hidden)\n"],
+        id="LSTM state kept as a tuple is detached element by element",
+    ),
+    pytest.param(
+        """
+        class CharModel(nn.Module):
+            def forward(self, x, hidden):
+                return x, hidden
+
+        model = CharModel()
+        opt = torch.optim.Adam(model.parameters())
+        hidden = model.init_hidden(4)
+        for x, y in loader:
+            logits, hidden = model(x, hidden)
+            loss = logits.sum()
+            loss.backward()
+            opt.step()
+        """,
+        ["    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)\n"],
+        id="unknown model state gets tuple-aware code",
+    ),
+    pytest.param(
+        """
+        import torch as th
+        cell = th.nn.RNNCell(8, 16)
+        opt = th.optim.SGD(cell.parameters(), lr=0.1)
+        state = None
+        for x in batches:
+            out, state = cell.forward(x), cell(x, state)
+            (out.sum() + state.sum()).backward()
+        """,
+        ["    if state is not None:\n        state = state.detach()\n"],
+        id="state that starts as None is guarded",
+    ),
+    pytest.param(
+        """
+        W = torch.randn(8, 16, requires_grad=True)
+        U = torch.randn(16, 16, requires_grad=True)
+        opt = torch.optim.SGD([W, U], lr=0.1)
+        h = torch.zeros(4, 16)
+        for x in batches:
+            h = torch.tanh(x @ W + h @ U)
+            loss = h.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        ["    h = h.detach()\n    h = torch.tanh(x @ W + h @ U)\n"],
+        id="manual RNN cell with leaf weights",
+    ),
+    pytest.param(
+        """
+        class Trainer:
+            def __init__(self):
+                self.rnn = nn.GRU(8, 16)
+                self.opt = torch.optim.SGD(self.rnn.parameters(), lr=0.1)
+                self.hidden = torch.zeros(1, 4, 16)
+
+            def train_step(self, x):
+                out, self.hidden = self.rnn(x, self.hidden)
+                loss = out.mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+        """,
+        ["        self.hidden = self.hidden.detach()\n        out, self.hidden = self.rnn(x, self.hidden)\n"],
+        id="attribute state carried across calls of a training-step method",
+    ),
+    pytest.param(
+        """
+        gru = nn.GRU(8, 16)
+        opt = torch.optim.SGD(gru.parameters(), lr=0.1)
+        h = torch.zeros(1, 4, 16)
+        step = 0
+        while step < 5:
+            out, h = gru(torch.randn(3, 4, 8), h)
+            out.mean().backward()
+            opt.step()
+            step += 1
+        """,
+        ["    h = h.detach()\n    out, h = gru("],
+        id="while loop",
+    ),
+    pytest.param(
+        """
+        rnn = nn.RNN(8, 16)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        for epoch in range(3):
+            h = torch.zeros(1, 4, 16)
+            for x in batches:
+                out, h = rnn(x, h)
+                out.mean().backward()
+                opt.step()
+        """,
+        ["        h = h.detach()\n        out, h = rnn(x, h)\n"],
+        id="state reset per epoch but carried across the batch loop",
+    ),
+    pytest.param(
+        """
+        cell = nn.GRUCell(8, 16)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        h = torch.zeros(4, 16)
+        for epoch in range(3):
+            loss = 0
+            for t in range(5):
+                h = cell(torch.randn(4, 8), h)
+                loss = loss + h.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        ["    loss = 0\n    h = h.detach()\n    for t in range(5):\n"],
+        id="sequence loop inside the epoch loop, backward per epoch, state never reset",
+    ),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), _fixes)
+def test_fixes(src, expected):
+    source, result = run(src)
+    assert [f.code for f in result.findings] == ["AF102"]
+    assert result.findings[0].fix is not None
+    fixed = result.fixed.decode()
+    for fragment in expected:
+        assert fragment in fixed, fixed
+    again = fix_source(result.fixed, "t.py", Options(select=("AF102",)))
+    assert again.findings == () and again.fixed == result.fixed
+
+
+def test_retain_graph_makes_the_fix_unsafe():
+    src = """
+    rnn = nn.GRU(8, 16)
+    opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+    h = torch.zeros(1, 4, 16)
+    for x in batches:
+        out, h = rnn(x, h)
+        out.mean().backward(retain_graph=True)
+        opt.step()
+    """
+    source, result = run(src)
+    assert result.findings[0].fix.applicability.value == "unsafe"
+    assert result.fixed.decode() == source
+    _, unsafe = run(src, unsafe=True)
+    assert "    h = h.detach()\n" in unsafe.fixed.decode()
+
+
+_noop = [
+    pytest.param(
+        """
+        rnn = nn.GRU(8, 16)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        h = torch.zeros(1, 4, 16)
+        for x in batches:
+            h = h.detach()
+            out, h = rnn(x, h)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="already detached at the top of the iteration",
+    ),
+    pytest.param(
+        """
+        def repackage_hidden(h):
+            if isinstance(h, torch.Tensor):
+                return h.detach()
+            return tuple(repackage_hidden(v) for v in h)
+
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+        hidden = None
+        for x in batches:
+            if hidden is not None:
+                hidden = repackage_hidden(hidden)
+            out, hidden = lstm(x, hidden)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="local repackage_hidden helper that detaches",
+    ),
+    pytest.param(
+        """
+        from utils import detach_hidden
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+        hidden = None
+        for x in batches:
+            out, hidden = lstm(x, hidden)
+            out.mean().backward()
+            opt.step()
+            hidden = detach_hidden(hidden)
+        """,
+        id="well-known helper name imported from elsewhere, after the step",
+    ),
+    pytest.param(
+        """
+        rnn = nn.GRU(8, 16)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        for x in batches:
+            h = torch.zeros(1, 4, 16)
+            out, h = rnn(x, h)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="state re-created every iteration",
+    ),
+    pytest.param(
+        """
+        class Net(nn.Module):
+            pass
+        model = Net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x in batches:
+            hidden = model.init_hidden(4)
+            out, hidden = model(x, hidden)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="init_hidden at the top of the iteration",
+    ),
+    pytest.param(
+        """
+        cell = nn.GRUCell(8, 16)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        for x, y in loader:
+            h = torch.zeros(4, 16)
+            loss = 0
+            for t in range(x.size(0)):
+                h = cell(x[t], h)
+                loss = loss + (h - y[t]).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        id="full BPTT: backward once after the time loop",
+    ),
+    pytest.param(
+        """
+        rnn = nn.GRU(8, 16)
+        h = torch.zeros(1, 4, 16)
+        for x in batches:
+            out, h = rnn(x, h)
+        print(out.sum())
+        """,
+        id="no backward in the loop",
+    ),
+    pytest.param(
+        """
+        rnn = nn.GRU(8, 16)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        h = torch.zeros(1, 4, 16)
+        for x in batches:
+            with torch.no_grad():
+                _, h = rnn(x, h)
+            out, _ = rnn(x, h)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="state produced under no_grad",
+    ),
+    pytest.param(
+        """
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        ema = None
+        prev = None
+        for x in batches:
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            ema = loss if ema is None else 0.9 * ema + 0.1 * loss
+            if prev is not None and loss > prev:
+                print("worse")
+            prev = loss
+        """,
+        id="carried loss statistics never flow into backward",
+    ),
+    pytest.param(
+        """
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+        hidden = (torch.zeros(1, 4, 16), torch.zeros(1, 4, 16))
+        for x in batches:
+            hidden = tuple(h.detach() for h in hidden)
+            out, hidden = lstm(x, hidden)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="tuple detached with a generator",
+    ),
+    pytest.param(
+        """
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+        hidden = (torch.zeros(1, 4, 16), torch.zeros(1, 4, 16))
+        for x in batches:
+            out, hidden = lstm(x, hidden)
+            out.mean().backward()
+            opt.step()
+            for part in hidden:
+                part.detach_()
+        """,
+        id="tuple detached in place after the step",
+    ),
+    pytest.param(
+        """
+        gru = nn.GRU(8, 16)
+        opt = torch.optim.SGD(gru.parameters(), lr=0.1)
+        h = torch.zeros(1, 4, 16)
+        for x in batches:
+            out, h = gru(x, h)
+            h.detach_()
+            out.mean().backward()
+            opt.step()
+        """,
+        id="detach_ in place before backward",
+    ),
+    pytest.param(
+        """
+        decoder = nn.GRUCell(8, 8)
+        opt = torch.optim.SGD(decoder.parameters(), lr=0.1)
+        for x in batches:
+            token = torch.zeros(4, 8)
+            h = torch.zeros(4, 8)
+            loss = 0
+            for t in range(5):
+                h = decoder(token, h)
+                token = torch.nn.functional.one_hot(h.argmax(-1), 8).float()
+                loss = loss + h.mean()
+            loss.backward()
+            opt.step()
+        """,
+        id="greedy decoding feeds argmax back, backward per sequence",
+    ),
+    pytest.param(
+        """
+        policy = nn.Linear(4, 2)
+        opt = torch.optim.Adam(policy.parameters())
+        obs = env.reset()
+        for t in range(100):
+            logits = policy(torch.as_tensor(obs))
+            action = torch.distributions.Categorical(logits=logits).sample()
+            obs, reward, done, info = env.step(action.item())
+            loss = -logits[action] * reward
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        id="reinforcement learning observation from the environment",
+    ),
+    pytest.param(
+        """
+        class Trainer:
+            def __init__(self):
+                self.rnn = nn.GRU(8, 16)
+                self.opt = torch.optim.SGD(self.rnn.parameters(), lr=0.1)
+                self.hidden = None
+
+            def train_step(self, x):
+                out, hidden = self.rnn(x, self.hidden)
+                self.hidden = hidden.detach()
+                out.mean().backward()
+                self.opt.step()
+        """,
+        id="attribute state stored detached",
+    ),
+]
+
+
+@pytest.mark.parametrize("src", _noop)
+def test_noop(src):
+    source, result = run(src)
+    assert result.findings == ()
+    assert result.fixed.decode() == source
