@@ -9,10 +9,10 @@ autograd graph kept alive after each of the first steps (AF105's leak).
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import traceback
+import types
 import weakref
 from typing import Any, Dict, List, Optional
 
@@ -48,8 +48,7 @@ class Recorder:
         # so the sum is cleared lazily by the first backward after a step.
         self._pending: Dict[int, torch.Tensor] = {}
         self._stepped_since_backward = False
-        self._modules: "weakref.WeakValueDictionary[int, torch.nn.Module]" = weakref.WeakValueDictionary()
-        self._module_order: List[int] = []
+        self._created: List["weakref.ref[torch.nn.Module]"] = []
         self._optimizers: List["weakref.ref[torch.optim.Optimizer]"] = []
         self._names: Dict[int, str] = {}
         self._leaf_refs: Dict[int, Any] = {}
@@ -68,10 +67,16 @@ class Recorder:
         # Tensor.backward looks up torch.autograd.backward at call time, so one
         # wrapper sees both spellings.
         torch.autograd.backward = backward
-        from torch.nn.modules import module as module_mod
         from torch.optim import optimizer as optimizer_mod
 
-        self._handles.append(module_mod.register_module_forward_pre_hook(self._on_forward))
+        module_init = torch.nn.Module.__init__
+
+        def init(module, *args, **kwargs):
+            module_init(module, *args, **kwargs)
+            if recorder.recording:
+                recorder._created.append(weakref.ref(module))
+
+        torch.nn.Module.__init__ = init
         self._handles.append(optimizer_mod.register_optimizer_step_pre_hook(self._on_step_pre))
         self._handles.append(optimizer_mod.register_optimizer_step_post_hook(self._on_step_post))
 
@@ -81,14 +86,12 @@ class Recorder:
 
     # ------------------------------------------------------------------ naming
 
-    def _on_forward(self, module, args):
-        # Removing the hook from inside a hook would mutate the dict torch iterates.
-        if self.recording and id(module) not in self._modules:
-            self._modules[id(module)] = module
-            self._module_order.append(id(module))
-
     def _rebuild_names(self) -> None:
-        modules = [self._modules[i] for i in self._module_order if i in self._modules]
+        # Roots in creation order: a module that is no other live module's child.
+        # Creation order is the same in both runs even when a patch calls a model
+        # layer by layer instead of as a whole.
+        self._created = [ref for ref in self._created if ref() is not None]
+        modules = [ref() for ref in self._created]
         children = {id(c) for m in modules for c in m.modules() if c is not m}
         roots = [m for m in modules if id(m) not in children]
         seen_labels: Dict[str, int] = {}
@@ -230,13 +233,39 @@ def walk_graph(grad_fns) -> "tuple[int, list]":
 
 
 def live_graph_size() -> int:
-    """Autograd nodes reachable from every tensor still referenced (the graph kept alive)."""
+    """Autograd nodes reachable from the tensors the running code still holds.
+
+    Roots are the variables of every frame on the stack (the training loop's
+    ``total_loss`` among them), looking one level into containers and objects
+    (``self.hidden``). A walk of ``gc.get_objects()`` would also see torch's
+    own tensors and costs a tenth of a second per call.
+    """
     roots = []
-    for obj in gc.get_objects():
-        try:
-            if isinstance(obj, torch.Tensor) and obj.grad_fn is not None:
-                roots.append(obj.grad_fn)
-        except Exception:  # exotic tensor subclasses may refuse attribute access
-            continue
+    seen = set()
+
+    def visit(value, depth):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            if value.grad_fn is not None:
+                roots.append(value.grad_fn)
+        elif depth == 0:
+            return
+        elif isinstance(value, (list, tuple, set)):
+            for item in value:
+                visit(item, depth - 1)
+        elif isinstance(value, dict):
+            for item in value.values():
+                visit(item, depth - 1)
+        elif hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType, types.FunctionType)):
+            for item in vars(value).values():
+                visit(item, depth - 1)
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            visit(value, 2)
+        frame = frame.f_back
     count, _ = walk_graph(roots)
     return count

@@ -1,4 +1,4 @@
-# verify: codes=AF101 verdict=diverged (drops a loss term)
+# verify: original=af101_two_losses codes=AF101 verdict=diverged  (injected: drops a loss term)
 # Two heads on one trunk; the second backward runs through the freed graph.
 import torch
 from torch import nn

@@ -1,4 +1,4 @@
-# verify: codes=AF101 verdict=diverged (scales the loss)
+# verify: original=af101_two_losses codes=AF101 verdict=diverged  (injected: halves the summed loss)
 # Two heads on one trunk; the second backward runs through the freed graph.
 import torch
 from torch import nn

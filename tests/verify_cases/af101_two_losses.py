@@ -1,4 +1,4 @@
-# verify: original (the patched variant says what the verifier must find)
+# A verification input; the .patched.py files that name it say what the verifier must find.
 # Two heads on one trunk; the second backward runs through the freed graph.
 import torch
 from torch import nn
