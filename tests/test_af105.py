@@ -1,0 +1,288 @@
+"""AF105 graph-accumulation: snippets that must be fixed, and correct code that must be left alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from autofix.api import fix_source
+from autofix.types import Options
+
+HEADER = """\
+import torch
+import torch.nn as nn
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+
+
+def run(src: str):
+    source = HEADER + textwrap.dedent(src)
+    result = fix_source(source, "t.py", Options(select=("AF105",)))
+    assert result.error is None, result.error
+    return source, result
+
+
+_fixes = [
+    pytest.param(
+        """
+        total_loss = 0.0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            total_loss += loss
+        print(total_loss / len(loader))
+        """,
+        ["    total_loss += loss.item()\n"],
+        id="running float total of the loss",
+    ),
+    pytest.param(
+        """
+        losses = []
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss)
+        print(sum(losses) / len(losses))
+        """,
+        ["    losses.append(loss.item())\n"],
+        id="list of losses only summed and counted",
+    ),
+    pytest.param(
+        """
+        losses = []
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss)
+        print(torch.stack(losses).mean())
+        """,
+        ["    losses.append(loss.detach())\n"],
+        id="list of losses later stacked keeps tensors",
+    ),
+    pytest.param(
+        """
+        running = torch.zeros(())
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            running = running + loss
+        print(running.item())
+        """,
+        ["    running = running + loss.detach()\n"],
+        id="tensor total updated by assignment",
+    ),
+    pytest.param(
+        """
+        stats = {"loss": 0.0}
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            stats["loss"] += loss
+        print(stats)
+        """,
+        ["    stats[\"loss\"] += loss.detach()\n"],
+        id="dictionary entry total",
+    ),
+    pytest.param(
+        """
+        def train_epoch(net, batches, optimizer):
+            net.train()
+            epoch_loss = 0
+            for x, y in batches:
+                optimizer.zero_grad()
+                loss = nn.functional.mse_loss(net(x), y)
+                loss.backward()
+                optimizer.step()
+                epoch_loss += loss
+            return epoch_loss / len(batches)
+        """,
+        ["        epoch_loss += loss.item()\n"],
+        id="returned average of losses whose graph the loop already freed",
+    ),
+    pytest.param(
+        """
+        predictions = []
+        for x, y in loader:
+            opt.zero_grad()
+            out = model(x)
+            loss = (out - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            predictions.append(out)
+        all_predictions = torch.cat(predictions)
+        """,
+        ["    predictions.append(out.detach())\n"],
+        id="model outputs collected for later",
+    ),
+    pytest.param(
+        """
+        for epoch in range(3):
+            total = 0.0
+            for x, y in loader:
+                opt.zero_grad()
+                loss = (model(x) - y).pow(2).mean()
+                loss.backward()
+                opt.step()
+                total += loss * x.size(0)
+            print(epoch, total)
+        """,
+        ["        total += (loss * x.size(0)).detach()\n"],
+        id="weighted total in a nested epoch loop",
+    ),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), _fixes)
+def test_fixes(src, expected):
+    source, result = run(src)
+    assert [f.code for f in result.findings] == ["AF105"]
+    assert result.findings[0].fix is not None
+    fixed = result.fixed.decode()
+    for fragment in expected:
+        assert fragment in fixed, fixed
+    again = fix_source(result.fixed, "t.py", Options(select=("AF105",)))
+    assert again.findings == () and again.fixed == result.fixed
+
+
+_noop = [
+    pytest.param(
+        """
+        total_loss = 0.0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            total_loss += loss.item()
+        """,
+        id="item already taken",
+    ),
+    pytest.param(
+        """
+        losses = []
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+            losses.append(float(loss))
+        """,
+        id="detached or converted values",
+    ),
+    pytest.param(
+        """
+        for step in range(10):
+            total = 0
+            for x, y in micro_batches:
+                total = total + (model(x) - y).pow(2).mean()
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+        """,
+        id="sum the losses then one backward",
+    ),
+    pytest.param(
+        """
+        losses = []
+        for x, y in loader:
+            losses.append((model(x) - y).pow(2).mean())
+        opt.zero_grad()
+        torch.stack(losses).mean().backward()
+        opt.step()
+        """,
+        id="list of losses back-propagated after the loop",
+    ),
+    pytest.param(
+        """
+        model.eval()
+        val_loss = 0.0
+        with torch.no_grad():
+            for x, y in loader:
+                val_loss += (model(x) - y).pow(2).mean()
+        print(val_loss)
+        """,
+        id="evaluation loop under no_grad",
+    ),
+    pytest.param(
+        """
+        correct = 0
+        for x, y in loader:
+            opt.zero_grad()
+            out = model(x)
+            loss = (out - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            correct += (out.argmax(1) == y).sum()
+            seen = x.size(0)
+        """,
+        id="accuracy from argmax comparison carries no graph",
+    ),
+    pytest.param(
+        """
+        for x, y in loader:
+            opt.zero_grad()
+            batch_loss = 0
+            for part in x.chunk(2):
+                batch_loss += model(part).mean()
+            batch_loss.backward()
+            opt.step()
+        """,
+        id="per-iteration total reset each batch and back-propagated",
+    ),
+    pytest.param(
+        """
+        def collect(net, batches):
+            outputs = []
+            for x in batches:
+                outputs.append(net(x))
+            return outputs
+
+        for x in loader:
+            loss = torch.stack(collect(model, x)).sum()
+            loss.backward()
+        """,
+        id="outputs returned to a caller that back-propagates them",
+    ),
+    pytest.param(
+        """
+        total = 0
+        for x, y in loader:
+            loss = (model(x) - y).pow(2).mean()
+            total += loss
+        print(total)
+        """,
+        id="loop without backward is not a training loop",
+    ),
+    pytest.param(
+        """
+        history = []
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward(retain_graph=True)
+            history.append(loss)
+            register(history)
+        """,
+        id="total escapes to an unknown function and graph retained",
+    ),
+]
+
+
+@pytest.mark.parametrize("src", _noop)
+def test_noop(src):
+    source, result = run(src)
+    assert result.findings == ()
+    assert result.fixed.decode() == source
