@@ -62,11 +62,13 @@ class Run:
         if self.status == "no-record":
             return f"the {self.label} run left no record (crashed?)\n{self.output}"
         exc = self.exception or {}
-        message = exc.get("message", "").strip().splitlines()[:1]
-        message = message[0] if message else ""
-        # Autograd's messages run to several sentences; the first one names the error.
-        first = message.split(". ")[0]
-        return f"{exc.get('type', 'error')}: {first[:160]}"
+        lines = exc.get("message", "").strip().splitlines()
+        message = lines[0] if lines else ""
+        if len(message) > 160:
+            # Autograd's messages run to several sentences; the first one names the error.
+            cut = message.rfind(". ", 0, 160)
+            message = message[:cut + 1] if cut > 40 else message[:160] + "…"
+        return f"{exc.get('type', 'error')}: {message}"
 
     def graph_sizes(self) -> List[int]:
         return [b["nodes"] for b in self.backwards]
@@ -188,5 +190,6 @@ def describe_sizes(sizes: List[int]) -> str:
         return "none"
     if min(sizes) == max(sizes):
         return f"flat at {sizes[0]}"
-    trend = "growing" if grows(sizes) else "varying"
+    monotone = all(b >= a for a, b in zip(sizes, sizes[1:]))
+    trend = "growing" if monotone and sizes[-1] > sizes[0] else "varying"
     return f"{trend} {sizes[0]}→{sizes[-1]}"

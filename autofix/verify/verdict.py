@@ -120,6 +120,8 @@ class _Judge:
         if mismatch is None:
             if Expectation.REPAIRED in self.expectations and grows(patched.graph_sizes()):
                 return self.verdict(DIVERGED, count, f"{failure}; the patched run's graph still grows")
+            if count == 0:
+                return self.verdict(REPAIRED, 0, f"{failure}; the patched run completed (no step before the failure to compare)")
             return self.verdict(REPAIRED, count, f"{failure}; the patched run completed and matched {basis} on {count} step(s)")
         return self.explain_mismatch(mismatch, count, baseline, f"{failure}; compared with {basis}")
 
