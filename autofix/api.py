@@ -7,7 +7,7 @@ adapters over these functions.
 from __future__ import annotations
 
 import os
-from typing import Optional, Sequence, Type, Union
+from typing import Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 from autofix import engine, registry
 from autofix.rule import Rule
@@ -20,8 +20,9 @@ def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rul
     if path is not None and options.per_path_ignores:
         from autofix.config import path_matches
 
+        relative = _relative(path, options.root)
         for pattern, codes in options.per_path_ignores:
-            if path_matches(path, pattern):
+            if path_matches(relative, pattern):
                 ignore.extend(codes)
     return registry.select_rules(options.select, ignore)
 
@@ -44,3 +45,72 @@ def check_file(path: Union[str, "os.PathLike[str]"], options: Options = Options(
     except OSError as exc:
         return FileResult(name, None, None, error=f"cannot read file: {exc.strerror or exc}")
     return engine.check_source(source, name, rules_for(options, name), options)
+
+
+def discover(
+    paths: Sequence[str],
+    *,
+    exclude: Optional[Sequence[str]] = None,
+    extend_exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+) -> Tuple[List[str], List[FileResult]]:
+    """The Python files under ``paths`` and the paths that could not be walked.
+
+    ``exclude`` replaces the default excludes (``None`` keeps them);
+    ``extend_exclude`` adds to them. Explicit file arguments are always kept.
+    """
+    from autofix import discovery
+
+    kwargs = {"extend_exclude": tuple(extend_exclude), "respect_gitignore": respect_gitignore}
+    if exclude is not None:
+        kwargs["exclude"] = tuple(exclude)
+    return discovery.discover(list(paths), **kwargs)
+
+
+def check_paths(
+    files: Sequence[str], options: Options = Options(), *, jobs: Optional[int] = None
+) -> Iterator[FileResult]:
+    """Check ``files`` (already discovered) over ``jobs`` processes, yielding as they finish."""
+    from autofix import runner
+
+    files = list(files)
+    # A worker per batch at most: a worker that never gets a batch would
+    # only cost a fork (and, with runner.py at e1747df, hangs the pool).
+    batches = -(-len(files) // getattr(runner, "BATCH_SIZE", 1))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, batches))
+    return runner.run(files, options, jobs=jobs)
+
+
+def fix_paths(
+    paths: Sequence[str],
+    options: Options = Options(),
+    *,
+    jobs: Optional[int] = None,
+    exclude: Optional[Sequence[str]] = None,
+    extend_exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+) -> List[FileResult]:
+    """Discover, check and (with ``options.fix``) fix every file under ``paths``.
+
+    Returns one result per file, sorted by path, including the paths that
+    could not be read or walked. Nothing is written: see :mod:`autofix.writer`.
+    """
+    files, problems = discover(
+        paths, exclude=exclude, extend_exclude=extend_exclude, respect_gitignore=respect_gitignore
+    )
+    results = list(problems)
+    results.extend(check_paths(files, options, jobs=jobs))
+    return sorted(results, key=lambda r: r.path)
+
+
+def _relative(path: str, root: Optional[str]) -> str:
+    # Per-path globs are written relative to the config file's folder; paths
+    # outside it (or with no config) are matched as given.
+    if root is None:
+        return path
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, root)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative.startswith(os.pardir) else relative

@@ -1,13 +1,159 @@
-"""``[tool.autofix]`` in the nearest ``pyproject.toml`` → :class:`~autofix.types.Options`."""
+"""``[tool.autofix]`` in the nearest ``pyproject.toml`` → :class:`Config`.
+
+The nearest ``pyproject.toml`` that has a ``[tool.autofix]`` table wins, as in
+ruff; tables are never merged. Every key and code is validated here, so a
+typo is an error (exit 2) rather than a silently ignored setting.
+"""
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import difflib
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pathspec
+
+from autofix import registry
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.9/3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings from ``[tool.autofix]``; ``None`` means "not set here"."""
+
+    #: The ``pyproject.toml`` they came from (``None``: defaults, no file found).
+    path: Optional[Path] = None
+    select: Optional[Tuple[str, ...]] = None
+    ignore: Optional[Tuple[str, ...]] = None
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
+    unsafe_fixes: Optional[bool] = None
+    #: (glob, codes) pairs, globs relative to :attr:`root`.
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = field(default_factory=tuple)
+
+    @property
+    def root(self) -> Optional[Path]:
+        return self.path.parent if self.path is not None else None
+
+
+_CODE_LISTS = ("select", "ignore")
+_PATTERN_LISTS = ("exclude", "extend-exclude")
+KEYS = (*_CODE_LISTS, *_PATTERN_LISTS, "unsafe-fixes", "per-file-ignores")
 
 
 def path_matches(path: str, pattern: str) -> bool:
     """gitignore-style match of ``pattern`` against ``path`` (as used by per-path ignores)."""
     spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
     return spec.match_file(PurePath(path).as_posix())
+
+
+def find_pyproject(start: "os.PathLike[str] | str") -> Optional[Path]:
+    """The nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.autofix]`` table."""
+    here = Path(os.path.abspath(start))
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "autofix" in _read_toml(candidate).get("tool", {}):
+            return candidate
+    return None
+
+
+def load(path: Optional[Path]) -> Config:
+    """Read and validate ``[tool.autofix]`` of ``path`` (``None``: an empty config)."""
+    if path is None:
+        return Config()
+    table = _read_toml(path).get("tool", {}).get("autofix", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.autofix] must be a table")
+    return parse_table(table, path)
+
+
+def discover(start: "os.PathLike[str] | str") -> Config:
+    return load(find_pyproject(start))
+
+
+def parse_table(table: Dict[str, Any], path: Path) -> Config:
+    where = f"{path}: [tool.autofix]"
+    for key in table:
+        if key not in KEYS:
+            hint = difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
+            suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise ConfigError(
+                f"{where}: unknown key {key!r}{suggestion}; known keys: {', '.join(KEYS)}"
+            )
+    values: Dict[str, Any] = {}
+    for key in _CODE_LISTS:
+        if key in table:
+            values[key] = _codes(table[key], f"{where} {key}")
+    for key in _PATTERN_LISTS:
+        if key in table:
+            values[key.replace("-", "_")] = _strings(table[key], f"{where} {key}")
+    if "unsafe-fixes" in table:
+        if not isinstance(table["unsafe-fixes"], bool):
+            raise ConfigError(f"{where} unsafe-fixes: expected true or false")
+        values["unsafe_fixes"] = table["unsafe-fixes"]
+    if "per-file-ignores" in table:
+        ignores = table["per-file-ignores"]
+        if not isinstance(ignores, dict):
+            raise ConfigError(f"{where} per-file-ignores: expected a table of glob = [codes]")
+        values["per_file_ignores"] = tuple(
+            (glob, _codes(codes, f"{where} per-file-ignores {glob!r}"))
+            for glob, codes in ignores.items()
+        )
+    return Config(path=path, **values)
+
+
+def parse_codes(text: str, where: str = "") -> Tuple[str, ...]:
+    """``"AF101, AF104"`` → validated codes (used for command-line flags)."""
+    return _codes([part for part in text.split(",") if part.strip()], where)
+
+
+def _codes(value: Any, where: str) -> Tuple[str, ...]:
+    codes = tuple(code.strip().upper() for code in _strings(value, where))
+    for code in codes:
+        try:
+            registry.validate_codes([code])
+        except registry.UnknownRuleError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return codes
+
+
+def _strings(value: Any, where: str) -> Tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    if not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _read_toml(path: Path) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def common_root(paths: Sequence[str]) -> str:
+    """The deepest folder holding every path (the config search start, the --verify-cmd root)."""
+    folders: List[str] = []
+    for p in paths:
+        absolute = os.path.abspath(p)
+        folders.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+    if not folders:
+        return os.getcwd()
+    return os.path.commonpath(folders)

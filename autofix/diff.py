@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import io
+from dataclasses import dataclass
 from typing import List
+
+import unidiff
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -25,4 +29,56 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
         else:
             out.append(line + "\n")
             out.append(NO_NEWLINE)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class DiffStats:
+    """What a set of diffs changes, counted by ``unidiff`` from the diff text itself."""
+
+    files: int = 0
+    added: int = 0
+    removed: int = 0
+
+    def __add__(self, other: "DiffStats") -> "DiffStats":
+        return DiffStats(self.files + other.files, self.added + other.added, self.removed + other.removed)
+
+    def __str__(self) -> str:
+        def n(count: int, noun: str) -> str:
+            return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+        return f"{n(self.files, 'file')} changed, {n(self.added, 'insertion')}(+), {n(self.removed, 'deletion')}(-)"
+
+
+def diff_stats(diff: str) -> DiffStats:
+    """Parse ``diff`` with ``unidiff``: a malformed diff raises ``ValueError``.
+
+    Parsing what we print (rather than counting ``+`` lines ourselves) is the
+    check that the diff is one ``patch``/``git apply`` will accept.
+    """
+    if not diff:
+        return DiffStats()
+    try:
+        patch = unidiff.PatchSet(io.StringIO(diff, newline=""))
+    except unidiff.UnidiffParseError as exc:
+        raise ValueError(f"autofix produced a malformed diff: {exc}") from exc
+    return DiffStats(len(patch), patch.added, patch.removed)
+
+
+_COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+_BOLD = "\x1b[1m"
+_RESET = "\x1b[0m"
+
+
+def colorize(diff: str) -> str:
+    """ANSI colours for a terminal: bold headers, red removals, green additions, cyan hunks."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        if line.startswith(("+++ ", "--- ")):
+            colour = _BOLD
+        else:
+            colour = _COLOURS.get(line[:1], "")
+        out.append(f"{colour}{body}{_RESET}{ending}" if colour else line)
     return "".join(out)

@@ -155,6 +155,9 @@ class Rule:
     METADATA_DEPENDENCIES: ClassVar[Tuple[ProviderT, ...]] = (PositionProvider,)
     #: What the gradient verifier must find after this rule's fixes.
     EXPECTATION: ClassVar[Expectation] = Expectation.IDENTICAL_OR_REPAIRED
+    #: The applicabilities of the fixes this rule offers (``()``: it only reports).
+    #: ``None`` means undeclared: :meth:`fix_applicabilities` then reads them off the module.
+    FIXES: ClassVar[Optional[Tuple[Applicability, ...]]] = None
 
     registry: ClassVar[List[Type["Rule"]]] = []
     _trigger_re: ClassVar[Optional["re.Pattern[str]"]] = None
@@ -191,6 +194,27 @@ class Rule:
     def may_fire(cls, text: str) -> bool:
         """Cheap text test: False means the rule cannot fire on this source."""
         return cls._trigger_re is None or cls._trigger_re.search(text) is not None
+
+    @classmethod
+    def fix_applicabilities(cls) -> Tuple[Applicability, ...]:
+        """Which kinds of fix the rule can offer (for ``--list-rules`` and ``--explain``)."""
+        if cls.FIXES is not None:
+            return tuple(cls.FIXES)
+        import inspect
+        import sys
+
+        # Undeclared: a rule builds its fixes with Fix.safe/Fix.unsafe (or an
+        # explicit Applicability), so its module's text says which it offers.
+        try:
+            text = inspect.getsource(sys.modules[cls.__module__])
+        except (OSError, TypeError, KeyError):
+            return ()
+        found = []
+        if "Fix.safe(" in text or "Applicability.SAFE" in text:
+            found.append(Applicability.SAFE)
+        if "Fix.unsafe(" in text or "Applicability.UNSAFE" in text:
+            found.append(Applicability.UNSAFE)
+        return tuple(found)
 
     @classmethod
     def documentation(cls) -> str:

@@ -110,6 +110,11 @@ class FileResult:
     def changed(self) -> bool:
         return self.source is not None and self.fixed is not None and self.fixed != self.source
 
+    @property
+    def internal_error(self) -> bool:
+        """True when ``error`` is autofix's fault (a crash), not the file's (exit code 2)."""
+        return self.error is not None and self.error.startswith("internal error")
+
 
 @dataclass(frozen=True)
 class Options:
@@ -125,3 +130,5 @@ class Options:
     max_passes: int = 8
     #: Per-path ignores: (glob pattern, codes) pairs from configuration.
     per_path_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = field(default_factory=tuple)
+    #: Folder the per-path ignore globs are relative to (the config file's folder).
+    root: Optional[str] = None

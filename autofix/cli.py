@@ -1,0 +1,304 @@
+"""The ``autofix`` command: flags → :mod:`autofix.api` → :mod:`autofix.output`.
+
+Exit codes (see :mod:`autofix.report`): 0 clean, 1 findings / changes /
+per-file problems / failed verification, 2 usage or internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from typing import Any, List, Optional, Sequence, TextIO
+
+import click
+
+import autofix
+from autofix import api, registry
+from autofix import config as configuration
+from autofix.output import FORMATS, emit
+from autofix.report import Mode, Outcome, sort_results
+from autofix.types import FileResult, Options
+
+#: Runs over fewer files finish before a progress bar would be worth drawing.
+PROGRESS_MIN_FILES = 20
+
+
+class Failure(click.ClickException):
+    """A usage or setup problem: message on stderr, exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: Optional[Any] = None) -> None:
+        click.echo(f"autofix: error: {self.format_message()}", err=True)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--diff", is_flag=True, help="Print the unified diff of all fixes; write nothing.")
+@click.option("--write", is_flag=True, help="Apply fixes in place (atomically).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes marked unsafe.")
+@click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to check (e.g. AF101,AF104).")
+@click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to skip.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel workers (default: all cores).")
+@click.option("--stdin-filename", metavar="NAME", help="Read the source from stdin; NAME drives config, messages and diff headers.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary; findings, diffs and errors only.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True)
+@click.option("--verify", is_flag=True, help="Run the gradient verifier on each changed file.")
+@click.option("--verify-cmd", metavar="CMD", help="Verify by running CMD against the original and the patched tree.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True, help="Where verification runs.")
+@click.option("--max-steps", type=click.IntRange(min=1), help="Stop each verification run after N optimizer steps.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds per verification run.")
+@click.option("--force", is_flag=True, help="With --write: also write files whose verification did not pass.")
+@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
+@click.option("--explain", metavar="CODE", help="Show a rule's documentation and exit.")
+@click.option("--lsp", is_flag=True, help="Run the language server on stdio.")
+@click.version_option(autofix.__version__, prog_name="autofix")
+@click.pass_context
+def cli(ctx: click.Context, **flags: Any) -> None:
+    """Find and fix the PyTorch training-code mistakes behind
+    'Trying to backward through the graph a second time'.
+
+    PATHS are files or directories (default: the current directory).
+    """
+    try:
+        code = _run(ctx, **flags)
+    except (click.exceptions.Exit, click.ClickException, click.Abort):
+        raise
+    except (configuration.ConfigError, registry.UnknownRuleError) as exc:
+        raise Failure(str(exc)) from None
+    except Exception as exc:  # an autofix bug: say so, exit 2, keep the traceback available
+        if os.environ.get("AUTOFIX_TRACEBACK"):
+            traceback.print_exc()
+        raise Failure(
+            f"internal error: {type(exc).__name__}: {exc} (AUTOFIX_TRACEBACK=1 shows the traceback)"
+        ) from None
+    ctx.exit(code)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the console script and ``python -m autofix``; returns the exit code."""
+    try:
+        return cli.main(args=list(argv) if argv is not None else None, prog_name="autofix", standalone_mode=False) or 0
+    except click.ClickException as exc:
+        exc.show()
+        return 2
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("autofix: interrupted", err=True)
+        return 2
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _run(ctx: click.Context, **f: Any) -> int:
+    if f["lsp"]:
+        return _serve_lsp()
+    if f["list_rules"]:
+        click.echo(rule_table(), nl=False)
+        return 0
+    if f["explain"]:
+        click.echo(explain(f["explain"]))
+        return 0
+    _check_flags(f)
+    mode = Mode.from_flags(f["diff"], f["write"])
+    verifier = None
+    if f["verify"] or f["verify_cmd"]:
+        from autofix.verification import VerifierUnavailable, load_verifier
+
+        try:
+            verifier = load_verifier()
+        except VerifierUnavailable as exc:
+            raise Failure(f"cannot verify: {exc}") from None
+
+    paths: List[str] = list(f["paths"])
+    stdin_name: Optional[str] = f["stdin_filename"]
+    start = stdin_name or (paths[0] if paths else os.curdir)
+    config = configuration.discover(start)
+    options = _options(f, config, fix=mode is not Mode.CHECK or verifier is not None)
+
+    stdout = click.get_text_stream("stdout")
+    stderr = click.get_text_stream("stderr")
+    if stdin_name is not None:
+        source = click.get_binary_stream("stdin").read()
+        results = [api.fix_source(source, stdin_name, options)]
+    else:
+        results = _check_tree(paths or [os.curdir], options, config, f, stderr)
+
+    written: tuple = ()
+    held: tuple = ()
+    if verifier is not None:
+        results = _verify(verifier, results, paths, f)
+    if mode is Mode.WRITE and stdin_name is not None:
+        result = results[0]
+        # The fixed source replaces stdin on stdout, byte for byte (a filter, like black -).
+        data = source
+        if result.fixed is not None and _may_write(result, f["force"]):
+            data = result.fixed
+        elif result.changed:
+            held = ((result.path, f"verification {result.verification.verdict} (--force writes it anyway)"),)
+        click.get_binary_stream("stdout").write(data)
+        stdout.flush()
+    elif mode is Mode.WRITE:
+        from autofix.writeback import write_back
+
+        results, written, held = write_back(results, force=f["force"])
+
+    outcome = Outcome(mode, results, options, written=written, held_back=held, quiet=f["quiet"])
+    emit(f["fmt"], outcome, stdout, stderr, color=_color(f["color"], stdout))
+    return outcome.return_code
+
+
+def _check_flags(f: Any) -> None:
+    if f["diff"] and f["write"]:
+        raise Failure("--diff and --write cannot be combined")
+    if f["verify"] and f["verify_cmd"]:
+        raise Failure("--verify and --verify-cmd cannot be combined")
+    if f["force"] and not f["write"]:
+        raise Failure("--force only applies to --write")
+    if f["stdin_filename"] is not None:
+        if f["paths"] and list(f["paths"]) != ["-"]:
+            raise Failure("--stdin-filename reads stdin; give no PATHS (or '-')")
+        if f["verify_cmd"]:
+            raise Failure("--verify-cmd verifies a tree; it cannot be combined with --stdin-filename")
+        if f["write"] and f["fmt"] != "text":
+            raise Failure("--write with --stdin-filename prints the fixed source; use --format text")
+
+
+def _options(f: Any, config: configuration.Config, *, fix: bool) -> Options:
+    select = config.select or ("AF",)
+    if f["select"] is not None:
+        select = configuration.parse_codes(f["select"], "--select")
+    ignore = config.ignore or ()
+    if f["ignore"] is not None:
+        ignore = configuration.parse_codes(f["ignore"], "--ignore")
+    unsafe = f["unsafe_fixes"] if f["unsafe_fixes"] is not None else bool(config.unsafe_fixes)
+    # Fail on codes now rather than once per file inside the workers.
+    registry.select_rules(select, ignore)
+    return Options(
+        select=tuple(select),
+        ignore=tuple(ignore),
+        unsafe_fixes=unsafe,
+        fix=fix,
+        per_path_ignores=config.per_file_ignores,
+        root=str(config.root) if config.root is not None else None,
+    )
+
+
+def _check_tree(
+    paths: List[str], options: Options, config: configuration.Config, f: Any, stderr: TextIO
+) -> List[FileResult]:
+    files, problems = api.discover(
+        paths,
+        exclude=config.exclude,
+        extend_exclude=config.extend_exclude,
+        respect_gitignore=f["respect_gitignore"],
+    )
+    results = list(problems)
+    stream = api.check_paths(files, options, jobs=f["jobs"])
+    show = (
+        f["fmt"] == "text"
+        and not f["quiet"]
+        and len(files) >= PROGRESS_MIN_FILES
+        and _isatty(stderr)
+    )
+    if not show:
+        results.extend(stream)
+        return sort_results(results)
+    started = time.monotonic()
+    done = [0]
+
+    def rate(_: Any) -> str:
+        elapsed = max(time.monotonic() - started, 1e-6)
+        return f"{done[0] / elapsed:.0f} files/s"
+
+    with click.progressbar(
+        length=len(files), label="Checking", file=stderr, show_pos=True, show_eta=True, item_show_func=rate
+    ) as bar:
+        for result in stream:
+            results.append(result)
+            done[0] += 1
+            bar.update(1, result.path)
+    return sort_results(results)
+
+
+def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) -> List[FileResult]:
+    from autofix import verification
+
+    settings = verification.settings(verify, f["device"], f["max_steps"], f["timeout"])
+    if f["verify_cmd"]:
+        root = configuration.common_root(paths or [os.curdir])
+        return verification.verify_tree(verify, results, f["verify_cmd"], root, settings)
+    return verification.verify_each(verify, results, settings)
+
+
+def _may_write(result: FileResult, force: bool) -> bool:
+    from autofix.report import PASSING_VERDICTS
+
+    v = result.verification
+    return force or v is None or v.verdict in PASSING_VERDICTS
+
+
+def _color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return not os.environ.get("NO_COLOR") and _isatty(stream)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _serve_lsp() -> int:
+    try:
+        from autofix.lsp import serve
+    except ImportError as exc:
+        raise Failure(f"the language server is not available: {exc}") from None
+    serve()
+    return 0
+
+
+# --------------------------------------------------------------------------- rule docs
+
+
+def _fix_kinds(rule: Any) -> str:
+    kinds = [a.value for a in rule.fix_applicabilities()]
+    return "/".join(kinds) if kinds else "none"
+
+
+def rule_table() -> str:
+    """``--list-rules``: code, name, fix kinds and summary of every rule."""
+    rules = registry.all_rules()
+    rows = [("CODE", "NAME", "FIX", "SUMMARY")]
+    rows += [(r.CODE, r.NAME, _fix_kinds(r), r.SUMMARY) for r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "".join(
+        f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}\n" for row in rows
+    )
+
+
+def explain(code: str) -> str:
+    """``--explain CODE``: the rule's facts, then its docstring."""
+    try:
+        rule = registry.get_rule(code)
+    except registry.UnknownRuleError as exc:
+        raise Failure(str(exc)) from None
+    header = [
+        f"{rule.CODE} ({rule.NAME})",
+        "",
+        f"Summary: {rule.SUMMARY}",
+        f"Fix: {_fix_kinds(rule)}  (safe fixes apply with --write; unsafe ones also need --unsafe-fixes)",
+        f"Verifier expects: {rule.EXPECTATION.value}",
+        "",
+    ]
+    return "\n".join(header) + rule.documentation()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

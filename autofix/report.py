@@ -1,0 +1,158 @@
+"""One run's outcome and its exit code, shared by every output format.
+
+Modelled on black's ``WriteBack`` + ``Report``: the mode comes from
+``--diff``/``--write``, and the exit code is defined here and nowhere else:
+
+* 0 — clean: no finding, no change, no per-file problem;
+* 1 — findings, changes (made or proposed), per-file problems (syntax error,
+  undecodable, unreadable, unwritable) or a verification that did not pass;
+* 2 — an internal error (a crash inside autofix); usage errors exit 2 in the CLI.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Sequence, Tuple
+
+from autofix.diff import DiffStats, diff_stats, unified_diff
+from autofix.types import Applicability, FileResult, Finding, Options
+
+#: Verdicts after which ``--write`` writes a file (others need ``--force``).
+PASSING_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
+
+
+class Mode(enum.Enum):
+    CHECK = "check"
+    DIFF = "diff"
+    WRITE = "write"
+
+    @classmethod
+    def from_flags(cls, diff: bool, write: bool) -> "Mode":
+        return cls.WRITE if write else cls.DIFF if diff else cls.CHECK
+
+
+@dataclass
+class Outcome:
+    """Everything the output formats need to know about a finished run."""
+
+    mode: Mode
+    results: List[FileResult]
+    options: Options = Options()
+    #: Paths written by ``--write``.
+    written: Tuple[str, ...] = ()
+    #: (path, reason) for changed files ``--write`` left alone (failed verification).
+    held_back: Tuple[Tuple[str, str], ...] = ()
+    #: ``--quiet``: no summary in human output.
+    quiet: bool = False
+    _diffs: Dict[str, str] = field(default_factory=dict, repr=False)
+
+    # ----------------------------------------------------------------- findings
+
+    @property
+    def findings(self) -> List[Finding]:
+        return [f for r in self.results for f in r.findings]
+
+    def will_fix(self, finding: Finding) -> bool:
+        """The finding has a fix that the current settings apply (the ``[*]`` marker)."""
+        fix = finding.fix
+        return fix is not None and (
+            fix.applicability is Applicability.SAFE or self.options.unsafe_fixes
+        )
+
+    def hidden(self, finding: Finding) -> bool:
+        """An unsafe fix left out because ``--unsafe-fixes`` is off."""
+        fix = finding.fix
+        return fix is not None and not self.will_fix(finding)
+
+    def fixed(self, result: FileResult, finding: Finding) -> bool:
+        """The finding is cured by ``result.fixed`` (its rule's fixes were applied)."""
+        return result.changed and self.will_fix(finding) and finding.code in result.applied_codes
+
+    def remaining(self) -> List[Finding]:
+        """Findings the fixed output does not cure (all of them in report mode)."""
+        if self.mode is Mode.CHECK:
+            return self.findings
+        return [f for r in self.results for f in r.findings if not self.fixed(r, f)]
+
+    def counts_by_rule(self) -> List[Tuple[str, int]]:
+        return sorted(Counter(f.code for f in self.findings).items())
+
+    # ----------------------------------------------------------------- files
+
+    @property
+    def changed(self) -> List[FileResult]:
+        return [r for r in self.results if r.changed]
+
+    @property
+    def errors(self) -> List[FileResult]:
+        return [r for r in self.results if r.error is not None]
+
+    @property
+    def failed_verifications(self) -> List[FileResult]:
+        return [
+            r
+            for r in self.results
+            if r.verification is not None and r.verification.verdict not in PASSING_VERDICTS
+        ]
+
+    @property
+    def skipped_by_prefilter(self) -> int:
+        return sum(1 for r in self.results if r.skipped_by_prefilter)
+
+    @property
+    def parsed(self) -> int:
+        return sum(
+            1 for r in self.results
+            if r.source is not None and not r.skipped_by_prefilter and r.error is None
+        )
+
+    def diff(self, result: FileResult) -> str:
+        """The file's whole diff (empty when unchanged), rendered once."""
+        if result.path not in self._diffs:
+            self._diffs[result.path] = file_diff(result)
+        return self._diffs[result.path]
+
+    def diff_stats(self) -> DiffStats:
+        total = DiffStats()
+        for result in self.changed:
+            total = total + diff_stats(self.diff(result))
+        return total
+
+    # ----------------------------------------------------------------- exit code
+
+    @property
+    def return_code(self) -> int:
+        if any(r.internal_error for r in self.results):
+            return 2
+        if self.findings or self.changed or self.errors or self.failed_verifications:
+            return 1
+        return 0
+
+
+def file_diff(result: FileResult) -> str:
+    """Unified diff of a result's source and fixed bytes, decoded as LibCST decodes them."""
+    if not result.changed:
+        return ""
+    assert result.source is not None and result.fixed is not None
+    return unified_diff(decode(result.source), decode(result.fixed), result.path)
+
+
+def decode(data: bytes) -> str:
+    """Text of Python source bytes: BOM and PEP 263 cookie honoured, undecodable bytes escaped."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding)
+    except (LookupError, UnicodeDecodeError):
+        return data.decode("utf-8", errors="replace")
+
+
+def sort_results(results: Sequence[FileResult]) -> List[FileResult]:
+    return sorted(results, key=lambda r: r.path)

@@ -1,0 +1,75 @@
+"""The seam to the gradient verifier (``--verify`` / ``--verify-cmd``).
+
+:mod:`autofix.verify` imports torch, so it is imported here, lazily, and only
+when asked for; everything else in autofix runs without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from autofix.types import FileResult
+
+
+class VerifierUnavailable(RuntimeError):
+    """``--verify`` was asked for but the verifier cannot be imported."""
+
+
+def load_verifier() -> Any:
+    """Import :mod:`autofix.verify` or say plainly why it cannot be used."""
+    try:
+        import autofix.verify as verify
+    except ModuleNotFoundError as exc:
+        if exc.name == "torch":
+            raise VerifierUnavailable(
+                "verification needs PyTorch: pip install 'autofix[verify]'"
+            ) from exc
+        raise VerifierUnavailable(f"the verifier is not available in this installation ({exc})") from exc
+    except ImportError as exc:
+        raise VerifierUnavailable(f"the verifier cannot be imported: {exc}") from exc
+    missing = [n for n in ("verify_file", "verify_command", "VerifySettings") if not hasattr(verify, n)]
+    if missing:
+        raise VerifierUnavailable(f"autofix.verify lacks {', '.join(missing)}")
+    return verify
+
+
+def settings(verify: Any, device: str, max_steps: Optional[int], timeout: float) -> Any:
+    return verify.VerifySettings(device=device, max_steps=max_steps, timeout=timeout)
+
+
+def verify_each(verify: Any, results: Sequence[FileResult], settings: Any) -> List[FileResult]:
+    """``--verify``: run the verifier on every changed file, attaching its verdict."""
+    out = []
+    for result in results:
+        if result.changed:
+            verdict = verify.verify_file(
+                result.source, result.fixed, result.path, result.applied_codes, settings
+            )
+            result = dataclasses.replace(result, verification=verdict)
+        out.append(result)
+    return out
+
+
+def verify_tree(
+    verify: Any, results: Sequence[FileResult], command: str, root: str, settings: Any
+) -> List[FileResult]:
+    """``--verify-cmd``: one run of ``command`` on the original and the patched tree.
+
+    The one verdict is attached to every changed file.
+    """
+    changes: Dict[str, Tuple[bytes, bytes]] = {}
+    codes = set()
+    for result in results:
+        if result.changed:
+            assert result.source is not None and result.fixed is not None
+            relative = os.path.relpath(os.path.abspath(result.path), root)
+            changes[relative] = (result.source, result.fixed)
+            codes.update(result.applied_codes)
+    if not changes:
+        return list(results)
+    verdict = verify.verify_command(root, changes, command, tuple(sorted(codes)), settings)
+    return [
+        dataclasses.replace(r, verification=verdict) if r.changed else r for r in results
+    ]
