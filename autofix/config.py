@@ -11,6 +11,7 @@ import difflib
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -54,8 +55,12 @@ KEYS = (*_CODE_LISTS, *_PATTERN_LISTS, "unsafe-fixes", "per-file-ignores")
 
 def path_matches(path: str, pattern: str) -> bool:
     """gitignore-style match of ``pattern`` against ``path`` (as used by per-path ignores)."""
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
-    return spec.match_file(PurePath(path).as_posix())
+    return _spec(pattern).match_file(PurePath(path).as_posix())
+
+
+@lru_cache(maxsize=256)
+def _spec(pattern: str) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def find_pyproject(start: "os.PathLike[str] | str") -> Optional[Path]:
