@@ -106,8 +106,6 @@ _NON_TENSOR_ANNOTATION = re.compile(r"^(int|float|bool|str|bytes|List|list|Tuple
 _INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
 _MODULE_BASE = re.compile(r"(^|\.)(Module|Sequential|ModuleList|ModuleDict)$|Module$|Model$|Net$|Layer$|Block$|Loss$")
 _EXCLUDED_BASE = re.compile(r"(^|\.)(Optimizer|Function|InplaceFunction|LRScheduler|_LRScheduler)$")
-# Case-sensitive on purpose: AF103's text pre-filter (TRIGGERS) lists exactly these spellings.
-_LOSS_NAME = re.compile(r"loss|Loss|criterion|Criterion")
 #: Loss modules whose backward reads their inputs (cross-entropy saves only its own log-softmax).
 _INPUT_SAVING_LOSSES = frozenset(
     {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "NLLLoss",
@@ -177,6 +175,8 @@ class _Scope:
     #: parameter name -> is a tensor (True), may be one (None), is not (False)
     params: Dict[str, Optional[bool]] = field(default_factory=dict)
     caller_visible: bool = False
+    #: the arguments may require grad (a forward's, or a helper's called from one)
+    grad: bool = False
 
 
 # --------------------------------------------------------------------------- entry point
@@ -214,6 +214,7 @@ class _Analysis:
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
         self.global_reads: Set[str] = set()
         self.class_names: Set[str] = set()
+        self.mutating: Dict[cst.FunctionDef, Dict[str, int]] = {}
         self.ids = itertools.count()
 
     def run(self) -> List[InplaceEvent]:
@@ -267,6 +268,9 @@ class _Analysis:
                     name = dotted_name(target.target)
                     if not name:
                         continue
+                    if name.startswith("self.") and self.classes:
+                        # self.act means a different module in every class.
+                        name = f"{self.classes[-1].name.value}.{name}"
                     analysis.module_ctor[name] = last
                     if last == "Parameter":
                         analysis.parameters.add(name)
@@ -296,16 +300,15 @@ class _Analysis:
         return False
 
     def _scopes(self) -> Iterator[_Scope]:
+        # A forward's arguments belong to whoever called the module; a training
+        # step's arguments are a model, a loader, an optimizer.
         roots: List[_Scope] = []
         for (cls, name), func in self.methods.items():
             if name == "forward" and not self._excluded(func):
-                roots.append(self._scope(func, cls, caller_visible=True))
-        for name, func in self.functions.items():
-            if _LOSS_NAME.search(name) and not self._excluded(func):
-                roots.append(self._scope(func, None, caller_visible=True))
+                roots.append(self._scope(func, cls, caller_visible=True, grad=True))
         for func in list(self.functions.values()) + list(self.methods.values()):
             if not self._excluded(func) and func.name.value != "forward" and _has_backward(self.context, func):
-                roots.append(self._scope(func, self.owner.get(func), caller_visible=False))
+                roots.append(self._scope(func, self.owner.get(func), caller_visible=False, grad=False))
         if _has_backward(self.context, self.module):
             roots.append(_Scope(self.module, None))
         seen: Set[FunctionNode] = set()
@@ -316,14 +319,28 @@ class _Analysis:
                 continue
             seen.add(scope.node)
             yield scope
-            # Helpers called from autograd code run under autograd too; from a
-            # forward their arguments are the forward's tensors.
+            # Helpers called from autograd code run under autograd too. Their
+            # writes to their own arguments are judged where they are called.
             for callee in self._callees(scope):
                 if callee not in seen and not self._excluded(callee):
-                    queue.append(self._scope(callee, self.owner.get(callee), caller_visible=scope.caller_visible))
+                    queue.append(self._scope(callee, self.owner.get(callee), caller_visible=False, grad=scope.grad))
 
-    def _scope(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef], caller_visible: bool) -> _Scope:
-        scope = _Scope(func, cls, caller_visible=caller_visible)
+    def mutated_params(self, func: cst.FunctionDef) -> Dict[str, int]:
+        """The parameters (name -> position) a helper writes to in place."""
+        if func in self.mutating:
+            return self.mutating[func]
+        self.mutating[func] = {}  # recursion guard
+        if self._excluded(func) or func.name.value == "forward":
+            return {}
+        scope = self._scope(func, self.owner.get(func), caller_visible=True, grad=True)
+        walker = _Walker(self, scope)
+        walker.walk()
+        positions = {name: i for i, name in enumerate(scope.params)}
+        self.mutating[func] = {n: positions[n] for n in walker.param_writes}
+        return self.mutating[func]
+
+    def _scope(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef], caller_visible: bool, grad: bool) -> _Scope:
+        scope = _Scope(func, cls, caller_visible=caller_visible, grad=grad)
         params = _all_params(func)
         if cls is not None and not _is_static(func) and params:
             params = params[1:]
@@ -364,6 +381,12 @@ class _Walker:
         self.reported: Set[int] = set()
         self.is_module = isinstance(scope.node, cst.Module)
         self.skip_names: Set[str] = set()
+        self.param_writes: Set[str] = set()
+
+    def _key(self, dotted: Optional[str]) -> Optional[str]:
+        if dotted is not None and dotted.startswith("self.") and self.scope.cls is not None:
+            return f"{self.scope.cls.name.value}.{dotted}"
+        return dotted
 
     def new_id(self) -> int:
         return next(self.a.ids)
@@ -371,7 +394,8 @@ class _Walker:
     def walk(self) -> List[InplaceEvent]:
         for name, tensor in self.scope.params.items():
             visible = self.scope.caller_visible and tensor is not False
-            self.state[name] = _Binding("param" if visible else "value", bool(tensor), visible, self.new_id())
+            grad = self.scope.grad and tensor is not False
+            self.state[name] = _Binding("param" if visible else "value", bool(tensor), grad, self.new_id())
         node = self.scope.node
         if isinstance(node, cst.Module):
             body = [s for s in node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
@@ -477,9 +501,24 @@ class _Walker:
                 if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
                     yield node, "setitem", target.value.value
         chained: Set[cst.Call] = set()
+        guarded: Set[cst.CSTNode] = set()
+        for n in _walk(node):
+            if isinstance(n, cst.IfExp) and _mentions_inplace(n.test):
+                guarded.update(_walk(n))  # `x.mul_(g) if self.inplace else x * g`
         # Outermost first, so that a chain x.mul_(a).add_(b) is met at its last link.
         for call in [n for n in _walk(node) if isinstance(n, cst.Call)]:
-            if call in chained:
+            if call in chained or call in guarded:
+                continue
+            callee = self._callee(call)
+            if callee is not None:
+                written = self.a.mutated_params(callee)
+                for position, arg in enumerate(call.args):
+                    if arg.star or not isinstance(arg.value, cst.Name):
+                        continue
+                    if (arg.keyword is None and position in written.values()) or (
+                        arg.keyword is not None and arg.keyword.value in written
+                    ):
+                        yield call, "call", arg.value.value
                 continue
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value in INPLACE_METHODS:
@@ -501,7 +540,7 @@ class _Walker:
                     isinstance(func, cst.Attribute)
                     and isinstance(func.value, cst.Name)
                     and func.value.value == "self"
-                    and dotted_name(func) in self.a.inplace_modules
+                    and self._key(dotted_name(func)) in self.a.inplace_modules
                     and len(call.args) == 1
                     and isinstance(call.args[0].value, cst.Name)
                 ):
@@ -516,6 +555,19 @@ class _Walker:
             elif space == "torch.nn.functional" and name in FUNCTIONAL_INPLACE_PARAMETER:
                 if _inplace_requested(call, FUNCTIONAL_INPLACE_PARAMETER[name]):
                     yield call, "functional", target
+
+    def _callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        func = call.func
+        if isinstance(func, cst.Name):
+            return self.a.functions.get(func.value)
+        if (
+            self.scope.cls is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            return self.a.methods.get((self.scope.cls, func.attr.value))
+        return None
 
     def _is_module_name(self, name: str) -> bool:
         return name in ("torch", "F", "nn", "np", "math") or name == torch_alias(self.a.module)
@@ -546,6 +598,8 @@ class _Walker:
             return
         if binding.kind == "attr":
             return
+        if binding.kind == "param":
+            self.param_writes.add(target)
         reason = detail = None
         if binding.kind == "leaf" or _reads_grad_of(op, target):
             reason, detail = "leaf", "it is a leaf tensor that requires grad"
@@ -668,8 +722,8 @@ class _Walker:
             receiver = func.value
             name = func.attr.value
             dotted = dotted_name(func)
-            if dotted is not None and dotted in self.a.module_ctor:
-                self._module_call_saves(self.a.module_ctor[dotted], dotted, args)
+            if dotted is not None and self._key(dotted) in self.a.module_ctor:
+                self._module_call_saves(self.a.module_ctor[self._key(dotted)], dotted, args)
                 return
             if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1 and args:
                 return  # a submodule built elsewhere: unknown, stay silent
@@ -730,7 +784,7 @@ class _Walker:
             binding = self.state.get(expr.value)
             return binding is not None and binding.grad
         if isinstance(expr, cst.Attribute):
-            return dotted_name(expr) in self.a.parameters
+            return self._key(dotted_name(expr)) in self.a.parameters
         return self._value(expr).grad
 
     # ---- escapes: the tensor is stored where the fix cannot follow it
@@ -800,7 +854,7 @@ class _Walker:
                 return _Binding("value", False, False, fresh_id)
             return replace(source)  # a plain alias: same object
         if isinstance(expr, (cst.Attribute,)):
-            return _Binding("attr", False, dotted_name(expr) in self.a.parameters, fresh_id)
+            return _Binding("attr", False, self._key(dotted_name(expr)) in self.a.parameters, fresh_id)
         if isinstance(expr, cst.Subscript):
             base = expr.value
             if isinstance(base, cst.Name) and base.value in self.state:
@@ -849,8 +903,8 @@ class _Walker:
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             dotted = dotted_name(func)
-            if dotted is not None and dotted in self.a.module_ctor:
-                ctor = self.a.module_ctor[dotted]
+            if dotted is not None and self._key(dotted) in self.a.module_ctor:
+                ctor = self.a.module_ctor[self._key(dotted)]
                 op = OUTPUT_SAVING_MODULES.get(ctor)
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
                 return _Binding("value", True, grad, fresh_id, saved=f"the output of `{dotted}` ({op})" if op and grad else None)

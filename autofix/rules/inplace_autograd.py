@@ -124,8 +124,8 @@ class InplaceAutograd(Rule):
     NAME = "inplace-autograd"
     SUMMARY = "in-place operation on a tensor autograd (or the caller) still needs"
     MESSAGE = "in-place {op} on `{target}`: {detail}"
-    # Autograd code is a forward, a backward() call or a loss: one of these words must occur.
-    TRIGGERS = ("forward", "backward", "loss", "Loss", "criterion", "Criterion")
+    # Autograd code is reached from a forward or a backward() call: one of these words must occur.
+    TRIGGERS = ("forward", "backward")
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
@@ -260,4 +260,6 @@ def _describe(event: InplaceEvent) -> str:
         return f"`{name}(..., inplace=True)`"
     if event.form == "module":
         return f"`self.{name}` (built with inplace=True)"
+    if event.form == "call":
+        return f"write by `{name}()`"
     return f"`{name}()`"
