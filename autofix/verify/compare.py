@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-import torch
+with warnings.catch_warnings():
+    # torch warns on import when numpy is missing; numpy is not needed here.
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+    import torch
 
 from autofix.verify.launcher import RunOutcome
 

@@ -1,4 +1,4 @@
-# verify: codes=AF101 verdict=inconclusive  (timeout)
+# verify: codes=AF101 verdict=inconclusive timeout=3  (the runs hang)
 # Trains, then waits forever (a stuck data loader, say).
 import time
 import torch

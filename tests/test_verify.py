@@ -1,0 +1,366 @@
+"""The gradient verifier: verdicts on real runs of corpus scripts and of injected wrong patches.
+
+Every run is a real subprocess (forked from the warm helper), on CPU unless a
+test asks for CUDA, stopped after a few optimizer steps.
+
+Cases of our own live in ``tests/verify_cases/``: ``<name>.patched.py`` is a
+patch of ``<name>.py`` (or of ``original=<other>``) and its first line says
+what the verifier must find, ``# verify: codes=AF101 verdict=diverged``.
+Corpus cases (``corpus/<rule>/<case>.py`` with a ``.fixed.py`` golden) are
+verified against their golden; the verdict they must get follows from the
+applied rule's expectation unless the case says otherwise with a header
+``# autofix-test: verdict=<verdict>``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from autofix import registry  # noqa: E402
+from autofix.api import fix_source  # noqa: E402
+from autofix.types import Expectation  # noqa: E402
+from autofix.verify import ACCEPTED_VERDICTS, VerifySettings, verify_command, verify_file  # noqa: E402
+from autofix.verify.compare import Comparer, Run, grows, tolerance  # noqa: E402
+from autofix.verify.verdict import decide  # noqa: E402
+from corpus_cases import cases  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+VERIFY_CASES = HERE / "verify_cases"
+CPU = VerifySettings(device="cpu", max_steps=5, timeout=60.0)
+_HEADER = re.compile(r"^#\s*verify:(.*)$", re.MULTILINE)
+_CORPUS_VERDICT = re.compile(r"^#\s*autofix-test:.*\bverdict=([\w-]+)", re.MULTILINE)
+
+
+def _own_cases():
+    found = []
+    for patched in sorted(VERIFY_CASES.glob("*.patched.py")):
+        header = dict(re.findall(r"(\w+)=(\S+)", _HEADER.search(patched.read_text()).group(1)))
+        name = patched.name[: -len(".patched.py")]
+        original = VERIFY_CASES / (header.get("original", name) + ".py")
+        found.append(pytest.param(original, patched, header, id=name))
+    return found
+
+
+@pytest.mark.parametrize("original, patched, header", _own_cases())
+def test_verify_case(original, patched, header):
+    settings = VerifySettings(device="cpu", max_steps=5, timeout=float(header.get("timeout", 60)))
+    result = verify_file(original.read_bytes(), patched.read_bytes(), str(original), tuple(header["codes"].split(",")), settings)
+    assert result.verdict == header["verdict"], result.detail
+    if result.verdict == "diverged":
+        # A diverged verdict names where: step, parameter, max abs difference.
+        assert re.search(r"step \d+, parameter \S+: max abs diff", result.detail), result.detail
+    if result.verdict in ("identical", "repaired") and result.steps_compared:
+        assert result.max_abs_diff is not None and result.max_abs_diff < 1e-4
+
+
+# ------------------------------------------------------------------- corpus
+
+_RESULTS = {}
+
+
+def _corpus_cases():
+    return [c for c in cases() if not c.negative and c.fixed_path.exists()]
+
+
+def _expected(case, codes):
+    explicit = _CORPUS_VERDICT.search(case.source.read_text(encoding="utf-8"))
+    if explicit:
+        return {explicit.group(1)}
+    expectations = {registry.get_rule(code).EXPECTATION for code in codes}
+    if Expectation.INTENDED_CHANGE in expectations:
+        return {"intended-change", "identical"}
+    # IDENTICAL_OR_REPAIRED and REPAIRED: which of the two depends on whether the original fails.
+    return {"identical", "repaired"}
+
+
+def _verify_corpus(case):
+    if case.id not in _RESULTS:
+        source = case.source.read_bytes()
+        applied = fix_source(source, str(case.source), case.options()).applied_codes or (case.source.parent.name,)
+        result = verify_file(source, case.fixed_path.read_bytes(), str(case.source), applied, CPU)
+        _RESULTS[case.id] = (applied, result)
+    return _RESULTS[case.id]
+
+
+@pytest.mark.parametrize("case", _corpus_cases(), ids=lambda c: c.id)
+def test_corpus_fix_verifies(case):
+    applied, result = _verify_corpus(case)
+    assert result.verdict in _expected(case, applied), f"{case.id}: {result.verdict}: {result.detail}"
+
+
+# Rules whose bug makes the original fail, and the verdict one of their cases at least must show.
+_PER_RULE = {"AF101": "repaired", "AF102": "repaired", "AF103": "repaired", "AF104": "intended-change"}
+
+
+@pytest.mark.parametrize("code, verdict", sorted(_PER_RULE.items()))
+def test_each_rule_has_a_corpus_case_with_its_verdict(code, verdict):
+    mine = [c for c in _corpus_cases() if c.source.parent.name == code]
+    if not mine:
+        pytest.skip(f"no corpus case with a .fixed.py golden for {code} yet")
+    verdicts = {c.id: _verify_corpus(c)[1].verdict for c in mine}
+    assert verdict in verdicts.values(), verdicts
+
+
+# ------------------------------------------------------------- run hygiene
+
+TRAIN = """\
+import torch
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.ones(1, 2)).sum()
+    optimizer.zero_grad()
+    loss.backward(){extra}
+    optimizer.step()
+"""
+
+
+def test_files_a_run_writes_stay_out_of_the_users_tree(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN.format(extra="\n    torch.save(model.state_dict(), 'checkpoint.pt')"))
+    result = verify_file(script.read_bytes(), script.read_bytes(), str(script), (), CPU)
+    assert result.verdict == "identical", result.detail
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]
+
+
+def test_max_steps_stops_a_run_cleanly(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN.replace("range(3)", "range(10**9)").format(extra=""))
+    result = verify_file(script.read_bytes(), script.read_bytes(), str(script), (), VerifySettings(device="cpu", max_steps=4, timeout=60))
+    assert (result.verdict, result.steps_compared) == ("identical", 4)
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = tmp_path / "spawns.py"
+    script.write_text(textwrap.dedent(f"""\
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        time.sleep(600)
+        """))
+    result = verify_file(script.read_bytes(), script.read_bytes(), str(script), (), VerifySettings(device="cpu", timeout=3))
+    assert result.verdict == "inconclusive" and "timed out" in result.detail
+    pid = int(pid_file.read_text())
+    # The grandchild was killed with its group (it may linger as a zombie of init).
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            assert "State:\tZ" in handle.read()
+    except FileNotFoundError:
+        pass
+
+
+def test_plain_subprocess_without_the_zygote(monkeypatch):
+    monkeypatch.setenv("AUTOFIX_VERIFY_ZYGOTE", "0")
+    original = VERIFY_CASES / "af101_two_losses.py"
+    patched = VERIFY_CASES / "af101_two_losses.patched.py"
+    result = verify_file(original.read_bytes(), patched.read_bytes(), str(original), ("AF101",), CPU)
+    assert result.verdict == "repaired", result.detail
+
+
+def test_graph_growth_is_reported():
+    original = VERIFY_CASES / "af105_total_loss.py"
+    patched = VERIFY_CASES / "af105_total_loss.patched.py"
+    result = verify_file(original.read_bytes(), patched.read_bytes(), str(original), ("AF105",), CPU)
+    assert result.verdict == "identical"
+    assert re.search(r"live graph after step: original growing \d+→\d+, patched flat at \d+", result.detail), result.detail
+
+
+# ------------------------------------------------------------ --verify-cmd
+
+
+def test_verify_command_on_a_library_module(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    before = textwrap.dedent("""\
+        import torch
+
+        def train(model, optimizer, batches):
+            for x in batches:
+                features = model[0](x)
+                first = model[1](features).pow(2).mean()
+                second = model[1](features).abs().mean()
+                optimizer.zero_grad()
+                first.backward()
+                second.backward()
+                optimizer.step()
+        """)
+    after = before.replace("first.backward()\n        second.backward()", "(first + second).backward()")
+    assert after != before
+    (tmp_path / "lib" / "loop.py").write_text(before)
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import sys
+        import torch
+        from lib.loop import train
+
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        train(model, optimizer, torch.randn(int(sys.argv[1]), 5, 3))
+        """))
+    command = f"{sys.executable} train.py 4"
+    changes = {"lib/loop.py": (before.encode(), after.encode())}
+    result = verify_command(str(tmp_path), changes, command, ("AF101",), CPU)
+    assert result.verdict == "repaired" and result.steps_compared == 4, result.detail
+    assert (tmp_path / "lib" / "loop.py").read_text() == before
+
+    wrong = before.replace("first.backward()\n        second.backward()", "first.backward()")
+    result = verify_command(str(tmp_path), {"lib/loop.py": (before.encode(), wrong.encode())}, command, ("AF101",), CPU)
+    assert result.verdict == "diverged", result.detail
+
+
+def test_verify_command_that_fails_after_the_patch(tmp_path):
+    (tmp_path / "train.py").write_text(TRAIN.format(extra=""))
+    broken = TRAIN.format(extra="\n    raise SystemExit(3)")
+    result = verify_command(str(tmp_path), {"train.py": (TRAIN.format(extra="").encode(), broken.encode())}, f"{sys.executable} train.py", (), CPU)
+    assert result.verdict == "patched-failed", result.detail
+
+
+# ------------------------------------------------------------------ units
+
+
+def _run(label, steps, status="completed", backwards=None):
+    return Run(label, status, steps=steps, backwards=backwards or [{"step": 0, "nodes": 3}])
+
+
+def _step(grad, pending=None):
+    return {"optimizer": 0, "grads": {"w": grad}, "pending": {"w": grad if pending is None else pending}}
+
+
+def test_tolerance_is_dtype_and_device_aware():
+    assert tolerance(torch.float32, "cpu", None, None) == (1.3e-6, 1e-5)
+    assert tolerance(torch.float64, "cpu", None, None)[1] < 1e-5
+    assert tolerance(torch.float32, "cuda:0", None, None)[1] > 1e-5
+    assert tolerance(torch.float32, "cpu", 0.1, None) == (0.1, 1e-5)
+
+
+def test_none_gradient_equals_zero_gradient_and_nan_must_match():
+    comparer = Comparer()
+    assert comparer.tensors(1, "w", None, torch.zeros(3)) is None
+    assert comparer.tensors(1, "w", torch.tensor([float("nan"), 1.0]), torch.tensor([float("nan"), 1.0])) is None
+    assert comparer.tensors(1, "w", torch.tensor([float("nan")]), torch.tensor([1.0])) is not None
+
+
+def test_float32_noise_passes_a_real_difference_does_not():
+    comparer = Comparer()
+    base = torch.linspace(-1, 1, 100)
+    assert comparer.tensors(1, "w", base, base + 1e-7) is None
+    mismatch = comparer.tensors(2, "w", base, base + 1e-3)
+    assert mismatch is not None and mismatch.step == 2 and abs(mismatch.max_abs_diff - 1e-3) < 1e-6
+
+
+def test_intended_change_needs_the_invariant_in_the_patched_run():
+    one, two = torch.ones(2), torch.full((2,), 2.0)
+    # Original: gradients pile up (no zero_grad), so the invariant breaks at step 2.
+    original = _run("original", [_step(one), _step(two, pending=one)])
+    fixed = _run("patched", [_step(one), _step(one)])
+    verdict = decide(original, fixed, {Expectation.INTENDED_CHANGE}, CPU)
+    assert verdict.verdict == "intended-change", verdict.detail
+    still_broken = _run("patched", [_step(one), _step(two * 2, pending=one)])
+    assert decide(original, still_broken, {Expectation.INTENDED_CHANGE}, CPU).verdict == "diverged"
+    # Without the rule's declaration the same change is a divergence.
+    assert decide(original, fixed, {Expectation.IDENTICAL_OR_REPAIRED}, CPU).verdict == "diverged"
+
+
+def test_graph_growth_detection():
+    assert grows([10, 20, 30]) and not grows([10, 10, 10]) and not grows([10, 30, 20]) and not grows([10, 20])
+
+
+# --------------------------------------------------------------- end to end
+
+
+def _autofix(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "autofix", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _cli_has_verify():
+    try:
+        from autofix import cli
+    except ImportError:
+        return False
+    return "--verify" in Path(cli.__file__).read_text()
+
+
+needs_cli = pytest.mark.skipif(not _cli_has_verify(), reason="the CLI has no --verify yet")
+
+
+@needs_cli
+def test_cli_diff_verify_reports_the_verdict(tmp_path):
+    (tmp_path / "train.py").write_bytes((VERIFY_CASES / "af101_two_losses.py").read_bytes())
+    done = _autofix("--diff", "--verify", "--device", "cpu", "--max-steps", "3", "train.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "+    (loss_a + loss_b).backward()" in done.stdout
+    assert "verification repaired" in done.stdout + done.stderr
+    done = _autofix("--verify", "--device", "cpu", "--max-steps", "3", "--format", "json", "train.py", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert report["files"][0]["verification"]["verdict"] == "repaired"
+    assert report["files"][0]["verification"]["steps_compared"] == 3
+
+
+@needs_cli
+def test_cli_write_verify_holds_back_a_fix_that_fails_verification(tmp_path):
+    # The fix is right, but the script exits 3 once its loop survives the
+    # fixed line: the patched run fails, the original already failed earlier.
+    source = (VERIFY_CASES / "af101_two_losses.py").read_text() + "raise SystemExit(3)\n"
+    script = tmp_path / "train.py"
+    script.write_text(source)
+    done = _autofix("--write", "--verify", "--device", "cpu", "--max-steps", "10", "train.py", cwd=tmp_path)
+    assert script.read_text() == source, done.stdout + done.stderr
+    assert "patched-failed" in done.stdout + done.stderr
+    assert done.returncode == 1
+    done = _autofix("--write", "--verify", "--force", "--device", "cpu", "--max-steps", "10", "train.py", cwd=tmp_path)
+    assert "(loss_a + loss_b).backward()" in script.read_text(), done.stdout + done.stderr
+
+    good = tmp_path / "good.py"
+    good.write_bytes((VERIFY_CASES / "af101_two_losses.py").read_bytes())
+    done = _autofix("--write", "--verify", "--device", "cpu", "--max-steps", "3", "good.py", cwd=tmp_path)
+    assert "(loss_a + loss_b).backward()" in good.read_text(), done.stdout + done.stderr
+
+
+# -------------------------------------------------------------------- CUDA
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+
+
+@cuda
+@pytest.mark.parametrize("original, patched, header", _own_cases())
+def test_verify_case_on_cuda(original, patched, header):
+    settings = VerifySettings(device="cuda", max_steps=5, timeout=float(header.get("timeout", 120)))
+    result = verify_file(original.read_bytes(), patched.read_bytes(), str(original), tuple(header["codes"].split(",")), settings)
+    assert result.verdict == header["verdict"], result.detail
+
+
+@cuda
+def test_scripts_without_a_device_land_on_cuda(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN.format(extra="\n    assert loss.is_cuda, loss.device"))
+    result = verify_file(script.read_bytes(), script.read_bytes(), str(script), (), VerifySettings(device="auto", max_steps=2))
+    assert result.verdict == "identical", result.detail
+
+
+def test_cuda_request_without_cuda_is_inconclusive(tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN.format(extra=""))
+    result = verify_file(script.read_bytes(), script.read_bytes(), str(script), (), VerifySettings(device="cuda", max_steps=2))
+    assert result.verdict == "inconclusive" and "CUDA" in result.detail
+
+
+def test_accepted_verdicts_match_design():
+    assert ACCEPTED_VERDICTS == {"identical", "repaired", "intended-change"}
