@@ -134,15 +134,17 @@ class _Pool:
                 worker = _Worker(self.context, self.options)
                 workers[id(worker)] = worker
             # Two batches per worker: one to work on, one waiting, never more.
-            for worker in workers.values():
-                self._feed(worker, todo)
-                self._feed(worker, todo)
+            for _ in range(2):
+                for worker in workers.values():
+                    self._feed(worker, todo)
+            for worker in [w for w in workers.values() if not w.pending]:
+                del workers[id(worker)]  # fewer files than room in the first round
+                worker.stop()
             while workers:
                 ready = wait([w.conn for w in workers.values()] + [w.process.sentinel for w in workers.values()])
                 for worker in list(workers.values()):
                     if worker.conn in ready or worker.process.sentinel in ready:
-                        for result in self._collect(worker, todo, workers):
-                            yield result
+                        yield from self._collect(worker, todo, workers)
         finally:
             for worker in workers.values():
                 worker.stop()
@@ -157,7 +159,7 @@ class _Pool:
             try:
                 if not worker.conn.poll():
                     break
-                index, result = worker.conn.recv()
+                _, result = worker.conn.recv()
             except (EOFError, OSError):
                 break
             worker.pending.popleft()
@@ -183,7 +185,9 @@ class _Pool:
             self._feed(replacement, todo)
 
     def _feed(self, worker: _Worker, todo: Deque[_Task]) -> None:
-        batch = [todo.popleft() for _ in range(min(BATCH_SIZE, len(todo)))]
+        # Short batches when little is left, so that the last files spread over every worker.
+        size = min(BATCH_SIZE, -(-len(todo) // self.jobs))
+        batch = [todo.popleft() for _ in range(size)]
         if batch:
             worker.send(batch)
 
