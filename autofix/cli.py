@@ -120,10 +120,9 @@ def _run(ctx: click.Context, **f: Any) -> int:
     config = configuration.discover(start)
     options = _options(f, config, fix=mode is not Mode.CHECK or verifier is not None)
 
-    stdout = click.get_text_stream("stdout")
-    stderr = click.get_text_stream("stderr")
+    stdout, stderr = sys.stdout, sys.stderr
     if stdin_name is not None:
-        source = click.get_binary_stream("stdin").read()
+        source = sys.stdin.buffer.read()
         results = [api.fix_source(source, stdin_name, options)]
     else:
         results = _check_tree(paths or [os.curdir], options, config, f, stderr)
@@ -140,8 +139,9 @@ def _run(ctx: click.Context, **f: Any) -> int:
             data = result.fixed
         elif result.changed:
             held = ((result.path, f"verification {result.verification.verdict} (--force writes it anyway)"),)
-        click.get_binary_stream("stdout").write(data)
         stdout.flush()
+        stdout.buffer.write(data)
+        stdout.buffer.flush()
     elif mode is Mode.WRITE:
         from autofix.writeback import write_back
 
