@@ -121,8 +121,24 @@ class ModuleFacts:
     inplace_detach_helpers: Set[str] = field(default_factory=set)
     #: dotted module name → ``torch.nn`` class name it was built from (``LSTM`` …)
     nn_kind: Dict[str, str] = field(default_factory=dict)
+    #: dotted name → local class it was constructed from (``net = Forecaster()``)
+    instance_class: Dict[str, str] = field(default_factory=dict)
+    #: (class name, attribute) → ``torch.nn`` class name of ``self.attribute``
+    class_attr_kind: Dict[Tuple[str, str], str] = field(default_factory=dict)
     #: the name ``torch`` is bound to at module level (``th`` for ``import torch as th``)
     torch_alias: Optional[str] = None
+
+
+def nn_kind_of(facts: ModuleFacts, callee: str) -> Optional[str]:
+    """The ``torch.nn`` class behind a called name: ``rnn``, ``self.rnn``, ``net.rnn`` of ``net = Net()``."""
+    if callee in facts.nn_kind:
+        return facts.nn_kind[callee]
+    if "." in callee:
+        owner, attr = callee.rsplit(".", 1)
+        cls = facts.instance_class.get(owner)
+        if cls is not None:
+            return facts.class_attr_kind.get((cls, attr))
+    return None
 
 
 def module_facts(context: RuleContext) -> ModuleFacts:
@@ -175,6 +191,15 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                                 alias.asname.name.value if alias.asname is not None else "torch"
                             )
 
+    for cls in classes:
+        for node in _walk(cls.body):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                kind = _constructed(context, _unwrap_module_expr(node.value), facts)
+                for target in node.targets:
+                    name = dotted_name(target.target) or ""
+                    if kind and kind.startswith("nn.") and name.startswith("self.") and name.count(".") == 1:
+                        facts.class_attr_kind[(cls.name.value, name[5:])] = kind[3:]
+
     for node in _walk(module):
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -184,6 +209,8 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                 name = dotted_name(target)
                 if name is None or kind is None:
                     continue
+                if isinstance(value, cst.Call) and (dotted_name(value.func) or "") in facts.module_classes:
+                    facts.instance_class[name] = dotted_name(value.func) or ""
                 if kind == "leaf":
                     facts.leaves.add(name)
                 else:
@@ -744,6 +771,8 @@ class GraphFlow:
             method = func.attr.value
             receiver_name = dotted_name(func.value)
             receiver = self._expr(func.value, state)
+            if method == "requires_grad_":
+                return Val(LEAF)
             if method in _BREAKING_METHODS or method in DETACH_HELPER_NAMES or method in self.facts.detach_helpers:
                 return CLEAN
             if torch_fn is not None and torch_fn.rsplit(".", 1)[-1] in _TORCH_BREAKING:

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis import loops
-from autofix.analysis.dataflow import GRAPH, GraphFlow, ModuleFacts, graph_flows, module_facts
+from autofix.analysis.dataflow import GRAPH, GraphFlow, ModuleFacts, graph_flows, module_facts, nn_kind_of
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
 from autofix.rule import Fix, InsertBefore, Rule
@@ -87,8 +87,8 @@ class CarriedState(Rule):
     NAME = "carried-state"
     SUMMARY = "state carried across loop iterations keeps the previous iteration's freed graph"
     MESSAGE = (
-        "`{name}` carries the previous iteration's graph into this one, and backward() inside the "
-        "loop frees it; detach it at the start of each iteration (truncated BPTT)"
+        "`{name}` {verb} the previous iteration's graph into this one, and backward() inside the "
+        "loop frees that graph; detach at the start of each iteration (truncated BPTT)"
     )
     TRIGGERS = ("backward",)
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
@@ -159,7 +159,7 @@ class CarriedState(Rule):
                 edit = InsertBefore(anchor, tuple(statements))
                 fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
             label = ", ".join(f"{n}" for n in group)
-            self.report(first, self.MESSAGE.format(name=label), fix=fix)
+            self.report(first, self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries"), fix=fix)
 
     def _fresh_name(self) -> str:
         # The generator variable of a tuple-aware detach; pick one the file does not use.
@@ -232,7 +232,7 @@ def _kind_at(context, facts: ModuleFacts, value: cst.BaseExpression, path: Tuple
         callee = dotted_name(value.func) or ""
         if isinstance(value.func, cst.Attribute) and value.func.attr.value == "forward":
             callee = dotted_name(value.func.value) or ""
-        kind = facts.nn_kind.get(callee)
+        kind = nn_kind_of(facts, callee)
         if kind in _TENSOR_KINDS:
             return "tensor"
         if kind == "LSTM":
