@@ -137,6 +137,7 @@ def _run(ctx: click.Context, **f: Any) -> int:
         data = source
         if result.fixed is not None and _may_write(result, f["force"]):
             data = result.fixed
+            written = (result.path,) if result.changed else ()
         elif result.changed:
             held = ((result.path, f"verification {result.verification.verdict} (--force writes it anyway)"),)
         stdout.flush()
@@ -147,7 +148,9 @@ def _run(ctx: click.Context, **f: Any) -> int:
 
         results, written, held = write_back(results, force=f["force"])
 
-    outcome = Outcome(mode, results, options, written=written, held_back=held, quiet=f["quiet"])
+    outcome = Outcome(
+        mode, results, options, written=written, held_back=held, quiet=f["quiet"], stdin=stdin_name is not None
+    )
     emit(f["fmt"], outcome, stdout, stderr, color=_color(f["color"], stdout))
     return outcome.return_code
 

@@ -46,6 +46,8 @@ class Outcome:
     held_back: Tuple[Tuple[str, str], ...] = ()
     #: ``--quiet``: no summary in human output.
     quiet: bool = False
+    #: ``--stdin-filename``: "written" means printed on stdout.
+    stdin: bool = False
     _diffs: Dict[str, str] = field(default_factory=dict, repr=False)
 
     # ----------------------------------------------------------------- findings
@@ -67,7 +69,9 @@ class Outcome:
         return fix is not None and not self.will_fix(finding)
 
     def fixed(self, result: FileResult, finding: Finding) -> bool:
-        """The finding is cured by ``result.fixed`` (its rule's fixes were applied)."""
+        """The finding is cured by the output (``--write``: by what was written)."""
+        if self.mode is Mode.WRITE and result.path not in self.written:
+            return False
         return result.changed and self.will_fix(finding) and finding.code in result.applied_codes
 
     def remaining(self) -> List[Finding]:
@@ -114,9 +118,16 @@ class Outcome:
             self._diffs[result.path] = file_diff(result)
         return self._diffs[result.path]
 
+    @property
+    def applied(self) -> List[FileResult]:
+        """Changed files whose change reached the output (``--write``: was written)."""
+        if self.mode is Mode.WRITE:
+            return [r for r in self.changed if r.path in self.written]
+        return self.changed
+
     def diff_stats(self) -> DiffStats:
         total = DiffStats()
-        for result in self.changed:
+        for result in self.applied:
             total = total + diff_stats(self.diff(result))
         return total
 

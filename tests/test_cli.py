@@ -432,7 +432,7 @@ def test_stdin_diff_has_the_name_in_its_headers(demo):
 def test_stdin_write_prints_the_fixed_source(demo):
     result = run("--write", "--stdin-filename", "train.py", input=RELU.replace("\n", "\r\n"))
     assert result.stdout_bytes == RELU_FIXED.replace("\n", "\r\n").encode()
-    assert "Fixed 1 finding" in result.stderr
+    assert "Fixed 1 finding" in result.stderr and "Wrote" not in result.stderr
     assert not Path("train.py").exists()
 
 
@@ -506,6 +506,8 @@ def test_verify_write_holds_back_failing_files_unless_forced(demo, fake_verify, 
     assert result.exit_code == 1
     assert Path("a.py").read_text() == RELU
     assert f"a.py: not written: verification {verdict}" in result.stderr
+    assert "Fixed" not in result.stderr  # nothing was written, so nothing is claimed fixed
+    assert "1 finding left without an applied fix" in result.stderr
     forced = run("--write", "--verify", "--force", "a.py")
     assert forced.exit_code == 1
     assert Path("a.py").read_text() == RELU_FIXED

@@ -98,7 +98,7 @@ def summary(outcome: Outcome) -> List[str]:
         verb = "Fixed" if outcome.mode is Mode.WRITE else "Would fix"
         if findings:
             lines.append(f"Found {_n(len(findings), 'finding')} in {_n(files_with, 'file')} ({per_rule}).")
-        if fixed or outcome.changed:
+        if fixed or outcome.applied:
             lines.append(f"{verb} {_n(fixed, 'finding')}: {outcome.diff_stats()}.")
         if remaining:
             lines.append(f"{_n(len(remaining), 'finding')} left without an applied fix (listed above).")
@@ -107,7 +107,7 @@ def summary(outcome: Outcome) -> List[str]:
     if hidden:
         noun = "hidden fix can" if hidden == 1 else "hidden fixes can"
         lines.append(f"({hidden} {noun} be enabled with --unsafe-fixes)")
-    if outcome.mode is Mode.WRITE and outcome.written:
+    if outcome.mode is Mode.WRITE and outcome.written and not outcome.stdin:
         lines.append(f"Wrote {_n(len(outcome.written), 'file')}.")
     if outcome.held_back:
         lines.append(
