@@ -14,7 +14,7 @@ an optional :class:`Fix` made of CST edits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Dict, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import libcst as cst
