@@ -103,6 +103,7 @@ class _GraphWalker:
         self.context = context
         self.flow = GraphFlow()
         self._ids = itertools.count(1)
+        self._loop_depth = 0
 
     def run(self) -> GraphFlow:
         self._walk_body(self.context.module.body, {}, False)
@@ -143,8 +144,14 @@ class _GraphWalker:
             return
         # if / while / try / match: walk every branch in order with one
         # environment (an assignment in a branch may happen).
-        for child in _child_blocks(stmt):
-            self._walk_body(_block_body(child), env, disabled)
+        # A loop body runs again: walk it twice (to a small depth) so that
+        # `losses.append(head(features))` sees the elements of earlier rounds.
+        rounds = 2 if isinstance(stmt, (cst.For, cst.While)) and self._loop_depth < 3 else 1
+        self._loop_depth += isinstance(stmt, (cst.For, cst.While))
+        for _ in range(rounds):
+            for child in _child_blocks(stmt):
+                self._walk_body(_block_body(child), env, disabled)
+        self._loop_depth -= isinstance(stmt, (cst.For, cst.While))
 
     def _walk_small(self, small: cst.BaseSmallStatement, env: Dict[str, _Value], disabled: bool) -> None:
         if isinstance(small, cst.Assign):
@@ -168,11 +175,7 @@ class _GraphWalker:
         for call in iter_calls(small):
             if not is_backward_call(self.context, call):
                 continue
-            mc = method_call(call)
-            if mc is not None and mc[1] == "backward":
-                tensor: Optional[cst.BaseExpression] = mc[0]
-            else:
-                tensor = call.args[0].value if call.args else None
+            tensor = backward_tensor(self.context, call)
             origins = self._value(tensor, env, disabled).origins if tensor is not None else _EMPTY
             self.flow.uses[call] = BackwardUse(call, tensor, origins)
 
@@ -292,6 +295,23 @@ class _GraphWalker:
                 return _Value()
             return _Value(args | self._new_origin())
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin())
+
+
+def is_function_backward(context: RuleContext, call: cst.Call) -> bool:
+    """``torch.autograd.backward(...)`` (however imported) rather than ``t.backward()``."""
+    return "torch.autograd.backward" in qualified_names(context, call.func)
+
+
+def backward_tensor(context: RuleContext, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The tensor back-propagated: ``t`` of ``t.backward()`` or of ``torch.autograd.backward(t)``."""
+    if is_function_backward(context, call):
+        first = call.args[0] if call.args else None
+        if first is not None and (first.keyword is None or first.keyword.value == "tensors") and not first.star:
+            if not isinstance(first.value, (cst.List, cst.Tuple)):
+                return first.value
+        return None
+    mc = method_call(call)
+    return mc[0] if mc is not None and mc[1] == "backward" else None
 
 
 def _generators(comp_for: Optional[cst.CompFor]) -> Iterator[cst.CompFor]:

@@ -12,6 +12,8 @@ from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
     GraphFlow,
     Line,
+    backward_tensor,
+    is_function_backward,
     assigned_names,
     blocks,
     expr_call,
@@ -186,15 +188,16 @@ class DoubleBackward(Rule):
             call = first.call
             if call is None or id(first) in repeats or has_keyword_true(call, "retain_graph"):
                 continue
-            tensor = method_call(call)
-            if tensor is None or not flow.origins(call) or _has_forward_call(tensor[0]):
+            tensor = backward_tensor(self.context, call)
+            if tensor is None or not flow.origins(call) or _has_forward_call(tensor):
                 continue
-            text = self.context.code_for(tensor[0]).strip()
-            read = names_in(tensor[0])
+            text = self.context.code_for(tensor).strip()
+            read = names_in(tensor)
             steps_between: List[_Event] = []
             for later in events[i + 1:]:
-                if later.call is not None and method_call(later.call) is not None:
-                    if self.context.code_for(method_call(later.call)[0]).strip() == text:
+                later_tensor = backward_tensor(self.context, later.call) if later.call is not None else None
+                if later_tensor is not None:
+                    if self.context.code_for(later_tensor).strip() == text:
                         repeats[id(later)] = later
                         self._report_repeat(first, later, steps_between, events)
                         break
@@ -207,7 +210,7 @@ class DoubleBackward(Rule):
 
     def _report_repeat(self, first: _Event, repeat: _Event, steps_between: List[_Event], events: List[_Event]) -> None:
         assert repeat.call is not None
-        tensor = self.context.code_for(method_call(repeat.call)[0]).strip()
+        tensor = self._tensor_text(repeat.call)
         edits = [Remove(repeat.line.node)]
         position = events.index(repeat)
         # A duplicated `loss.backward(); optimizer.step()` pair: drop the repeated step too.
@@ -242,7 +245,7 @@ class DoubleBackward(Rule):
         if any(keyword(c, "inputs") is not None for c in calls):
             return
         retained = all(has_keyword_true(c, "retain_graph") for c in calls[:-1])
-        explicit_gradient = any(_has_gradient(c) for c in calls)
+        explicit_gradient = any(_has_gradient(c, is_function_backward(self.context, c)) for c in calls)
         # With an explicit `gradient` and the graph retained, this is working
         # vector-Jacobian code: leave it alone.
         if explicit_gradient and retained:
@@ -261,7 +264,7 @@ class DoubleBackward(Rule):
         assert loop is not None
         call = event.backward_call
         origins, shared = flow.containers.get(loop, (frozenset(), False))
-        if keyword(call, "inputs") is not None or _has_gradient(call) or not origins:
+        if keyword(call, "inputs") is not None or _has_gradient(call, False) or not origins:
             return
         # Verify that the elements share a graph: built from one forward pass,
         # or retained on purpose because they do.
@@ -292,11 +295,12 @@ class DoubleBackward(Rule):
         calls = [e.call for e in group]
         for call in calls:
             # Only `retain_graph=` may go: anything else changes what is computed.
-            if call.args and any(a.keyword is None or a.keyword.value != "retain_graph" for a in call.args):
+            extra = call.args[1:] if is_function_backward(self.context, call) else call.args
+            if any(a.keyword is None or a.keyword.value != "retain_graph" for a in extra):
                 return None
-            if method_call(call) is None:
-                return None
-        tensors = [method_call(c)[0] for c in calls]
+        tensors = [backward_tensor(self.context, c) for c in calls]
+        if any(t is None for t in tensors):
+            return None
         last_index = events.index(group[-1])
         for event, tensor in zip(group[:-1], tensors[:-1]):
             # An inline forward call cannot move without reordering computation.
@@ -310,7 +314,12 @@ class DoubleBackward(Rule):
         total: cst.BaseExpression = _operand(tensors[0], first=True)
         for tensor in tensors[1:]:
             total = cst.BinaryOperation(total, cst.Add(), _operand(tensor, first=False))
-        new_call = cst.parse_expression(f"({self.context.module.code_for_node(total)}).backward({args})")
+        total_text = self.context.module.code_for_node(total)
+        if not is_function_backward(self.context, calls[-1]):
+            new_call = cst.parse_expression(f"({total_text}).backward({args})")
+        else:  # torch.autograd.backward(loss) keeps its spelling
+            func = self.context.code_for(calls[-1].func)
+            new_call = cst.parse_expression(f"{func}({total_text}{', ' + args if args else ''})")
         edits = [Remove(e.line.node) for e in group[:-1]]
         edits.append(Replace(calls[-1], new_call))
         return Fix.safe("Back-propagate the sum of the losses once", *edits)
@@ -348,8 +357,7 @@ class DoubleBackward(Rule):
         return None
 
     def _tensor_text(self, call: cst.Call) -> str:
-        mc = method_call(call)
-        node = mc[0] if mc is not None and mc[1] == "backward" else (call.args[0].value if call.args else call)
+        node = backward_tensor(self.context, call) or call
         text = self.context.code_for(node).strip()
         return text if len(text) <= 40 else text[:37] + "..."
 
@@ -394,10 +402,9 @@ def _event_origins(event: _Event, flow: GraphFlow):
     return flow.origins(event.call)
 
 
-def _has_gradient(call: cst.Call) -> bool:
-    mc = method_call(call)
+def _has_gradient(call: cst.Call, function_form: bool) -> bool:
     positional = [a for a in call.args if a.keyword is None]
-    if mc is not None and mc[1] == "backward":
+    if not function_form:
         return bool(positional) or keyword(call, "gradient") is not None
     return len(positional) > 1 or keyword(call, "grad_tensors") is not None
 
