@@ -658,3 +658,17 @@ def test_write_on_a_copy_of_the_corpus_then_diff_prints_nothing(tmp_path, monkey
     second = run("--diff", "corpus")
     assert second.stdout == "", second.stdout
     assert "internal error" not in second.stderr
+
+
+def test_gitignore_and_default_excludes_but_explicit_files_always(demo):
+    write(".gitignore", "ignored.py\n")
+    write("ignored.py", RELU)
+    write("build/gen.py", RELU)
+    write("kept.py", RELU)
+    walked = run("--jobs", "1", ".")
+    assert "kept.py:4:1" in walked.stdout
+    assert "ignored.py" not in walked.stdout and "build/" not in walked.stdout
+    explicit = run("ignored.py", "build/gen.py")
+    assert "ignored.py:4:1" in explicit.stdout and "build/gen.py:4:1" in explicit.stdout
+    unignored = run("--jobs", "1", "--no-respect-gitignore", ".")
+    assert "ignored.py:4:1" in unignored.stdout
