@@ -116,7 +116,11 @@ def _run(ctx: click.Context, **f: Any) -> int:
 
     paths: List[str] = list(f["paths"])
     stdin_name: Optional[str] = f["stdin_filename"]
-    start = stdin_name or (paths[0] if paths else os.curdir)
+    if paths == ["-"]:
+        # "-" alone reads stdin, as in ruff and black; --stdin-filename names it.
+        stdin_name = stdin_name or "<stdin>"
+        paths = []
+    start = stdin_name if stdin_name not in (None, "<stdin>") else (paths[0] if paths else os.curdir)
     config = configuration.discover(start)
     options = _options(f, config, fix=mode is not Mode.CHECK or verifier is not None)
 

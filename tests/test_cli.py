@@ -672,3 +672,9 @@ def test_gitignore_and_default_excludes_but_explicit_files_always(demo):
     assert "ignored.py:4:1" in explicit.stdout and "build/gen.py:4:1" in explicit.stdout
     unignored = run("--jobs", "1", "--no-respect-gitignore", ".")
     assert "ignored.py:4:1" in unignored.stdout
+
+
+def test_dash_reads_stdin(demo):
+    result = run("--diff", "-", input=RELU)
+    assert result.stdout.startswith("--- a/<stdin>\n+++ b/<stdin>\n")
+    assert result.exit_code == 1
