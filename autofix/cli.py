@@ -10,7 +10,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, List, Optional, Sequence, TextIO
+from typing import Any, List, Optional, Sequence, TextIO, Tuple
 
 import click
 
@@ -23,6 +23,8 @@ from autofix.types import FileResult, Options
 
 #: Runs over fewer files finish before a progress bar would be worth drawing.
 PROGRESS_MIN_FILES = 20
+#: The name of a source read from stdin without --stdin-filename.
+STDIN = "<stdin>"
 
 
 class Failure(click.ClickException):
@@ -103,50 +105,25 @@ def _run(ctx: click.Context, **f: Any) -> int:
     if f["explain"]:
         click.echo(explain(f["explain"]))
         return 0
-    _check_flags(f)
+    paths, stdin_name = _inputs(f)
+    _check_flags(f, stdin_name)
     mode = Mode.from_flags(f["diff"], f["write"])
-    verifier = None
-    if f["verify"] or f["verify_cmd"]:
-        from autofix.verification import VerifierUnavailable, load_verifier
-
-        try:
-            verifier = load_verifier()
-        except VerifierUnavailable as exc:
-            raise Failure(f"cannot verify: {exc}") from None
-
-    paths: List[str] = list(f["paths"])
-    stdin_name: Optional[str] = f["stdin_filename"]
-    if paths == ["-"]:
-        # "-" alone reads stdin, as in ruff and black; --stdin-filename names it.
-        stdin_name = stdin_name or "<stdin>"
-        paths = []
-    start = stdin_name if stdin_name not in (None, "<stdin>") else (paths[0] if paths else os.curdir)
+    verifier = _load_verifier() if f["verify"] or f["verify_cmd"] else None
+    start = stdin_name if stdin_name not in (None, STDIN) else (paths[0] if paths else os.curdir)
     config = configuration.discover(start)
     options = _options(f, config, fix=mode is not Mode.CHECK or verifier is not None)
 
-    stdout, stderr = sys.stdout, sys.stderr
     if stdin_name is not None:
         source = sys.stdin.buffer.read()
         results = [api.fix_source(source, stdin_name, options)]
     else:
-        results = _check_tree(paths or [os.curdir], options, config, f, stderr)
-
-    written: tuple = ()
-    held: tuple = ()
+        results = _check_tree(paths or [os.curdir], options, config, f, sys.stderr)
     if verifier is not None:
         results = _verify(verifier, results, paths, f)
+    written: Tuple[str, ...] = ()
+    held: Tuple[Tuple[str, str], ...] = ()
     if mode is Mode.WRITE and stdin_name is not None:
-        result = results[0]
-        # The fixed source replaces stdin on stdout, byte for byte (a filter, like black -).
-        data = source
-        if result.fixed is not None and _may_write(result, f["force"]):
-            data = result.fixed
-            written = (result.path,) if result.changed else ()
-        elif result.changed:
-            held = ((result.path, f"verification {result.verification.verdict} (--force writes it anyway)"),)
-        stdout.flush()
-        stdout.buffer.write(data)
-        stdout.buffer.flush()
+        written, held = _print_fixed(results[0], source, f["force"])
     elif mode is Mode.WRITE:
         from autofix.writeback import write_back
 
@@ -155,24 +132,58 @@ def _run(ctx: click.Context, **f: Any) -> int:
     outcome = Outcome(
         mode, results, options, written=written, held_back=held, quiet=f["quiet"], stdin=stdin_name is not None
     )
-    emit(f["fmt"], outcome, stdout, stderr, color=_color(f["color"], stdout))
+    emit(f["fmt"], outcome, sys.stdout, sys.stderr, color=_color(f["color"], sys.stdout))
     return outcome.return_code
 
 
-def _check_flags(f: Any) -> None:
+def _inputs(f: Any) -> Tuple[List[str], Optional[str]]:
+    """The paths to walk, or the name of the source read from stdin."""
+    paths = list(f["paths"])
+    if paths == ["-"]:
+        # "-" alone reads stdin, as in ruff and black; --stdin-filename names it.
+        return [], f["stdin_filename"] or STDIN
+    if f["stdin_filename"] is not None and paths:
+        raise Failure("--stdin-filename reads stdin; give no PATHS (or '-')")
+    return paths, f["stdin_filename"]
+
+
+def _check_flags(f: Any, stdin_name: Optional[str]) -> None:
     if f["diff"] and f["write"]:
         raise Failure("--diff and --write cannot be combined")
     if f["verify"] and f["verify_cmd"]:
         raise Failure("--verify and --verify-cmd cannot be combined")
     if f["force"] and not f["write"]:
         raise Failure("--force only applies to --write")
-    if f["stdin_filename"] is not None:
-        if f["paths"] and list(f["paths"]) != ["-"]:
-            raise Failure("--stdin-filename reads stdin; give no PATHS (or '-')")
+    if stdin_name is not None:
         if f["verify_cmd"]:
-            raise Failure("--verify-cmd verifies a tree; it cannot be combined with --stdin-filename")
+            raise Failure("--verify-cmd verifies a tree; it cannot be combined with stdin")
         if f["write"] and f["fmt"] != "text":
-            raise Failure("--write with --stdin-filename prints the fixed source; use --format text")
+            raise Failure("--write on stdin prints the fixed source; use --format text")
+
+
+def _load_verifier() -> Any:
+    from autofix.verification import VerifierUnavailable, load_verifier
+
+    try:
+        return load_verifier()
+    except VerifierUnavailable as exc:
+        raise Failure(f"cannot verify: {exc}") from None
+
+
+def _print_fixed(
+    result: FileResult, source: bytes, force: bool
+) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, str], ...]]:
+    """``--write`` on stdin: the fixed source replaces it on stdout, byte for byte."""
+    data, written, held = source, (), ()
+    if result.changed and _may_write(result, force):
+        assert result.fixed is not None
+        data, written = result.fixed, (result.path,)
+    elif result.changed and result.verification is not None:
+        held = ((result.path, f"verification {result.verification.verdict} (--force writes it anyway)"),)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return written, held
 
 
 def _options(f: Any, config: configuration.Config, *, fix: bool) -> Options:
