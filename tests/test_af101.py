@@ -1,0 +1,475 @@
+"""AF101 double-backward: snippets that must be fixed, and snippets that must stay silent."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from autofix.api import fix_source
+from autofix.registry import get_rule
+from autofix.types import Applicability, Expectation, Options
+
+PRELUDE = "import torch\nimport torch.nn.functional as F\n"
+
+
+def run(body: str, unsafe: bool = False):
+    src = PRELUDE + textwrap.dedent(body)
+    result = fix_source(src, "t.py", Options(select=("AF101",), unsafe_fixes=unsafe))
+    assert result.error is None, result.error
+    return src, result
+
+
+def fixed_body(result) -> str:
+    return result.fixed.decode()[len(PRELUDE):]
+
+
+_fixes = [
+    pytest.param(
+        """
+        for x, y in loader:
+            out1, out2 = model(x)
+            loss1 = F.mse_loss(out1, y)
+            loss2 = out2.abs().mean()
+            loss1.backward()
+            loss2.backward()  # note
+            opt.step()
+            print(loss1.item())
+        """,
+        """
+        for x, y in loader:
+            out1, out2 = model(x)
+            loss1 = F.mse_loss(out1, y)
+            loss2 = out2.abs().mean()
+            (loss1 + loss2).backward()  # note
+            opt.step()
+            print(loss1.item())
+        """,
+        id="two heads of one model call, trailing comment kept",
+    ),
+    pytest.param(
+        """
+        def step(x, y):
+            features = backbone(x)
+            loss_cls = ce(cls_head(features), y)
+            loss_reg = reg_head(features).pow(2).mean()
+            loss_cls.backward(retain_graph=True)
+            loss_reg.backward()
+        """,
+        """
+        def step(x, y):
+            features = backbone(x)
+            loss_cls = ce(cls_head(features), y)
+            loss_reg = reg_head(features).pow(2).mean()
+            (loss_cls + loss_reg).backward()
+        """,
+        id="retain_graph on the earlier call is dropped",
+    ),
+    pytest.param(
+        """
+        out = net(x)
+        a = out.sum()
+        b = out.mean()
+        (0.5 * a).backward(retain_graph=True)
+        b.backward()
+        """,
+        """
+        out = net(x)
+        a = out.sum()
+        b = out.mean()
+        (0.5 * a + b).backward()
+        """,
+        id="weights kept",
+    ),
+    pytest.param(
+        """
+        out = net(x)
+        a = out.sum()
+        b = out.mean()
+        a.backward(retain_graph=True)
+        (b - a).backward()
+        """,
+        """
+        out = net(x)
+        a = out.sum()
+        b = out.mean()
+        (a + (b - a)).backward()
+        """,
+        id="a difference on the right keeps its parentheses",
+    ),
+    pytest.param(
+        """
+        h = encoder(x)
+        l1 = head1(h).sum()
+        l2 = head2(h).sum()
+        l3 = head3(h).sum()
+        l1.backward()
+        l2.backward()
+        l3.backward()
+        """,
+        """
+        h = encoder(x)
+        l1 = head1(h).sum()
+        l2 = head2(h).sum()
+        l3 = head3(h).sum()
+        (l1 + l2 + l3).backward()
+        """,
+        id="three losses",
+    ),
+    pytest.param(
+        """
+        losses = [crit(o, y) for o in model(x)]
+        for l in losses:
+            l.backward(retain_graph=True)
+        opt.step()
+        """,
+        """
+        losses = [crit(o, y) for o in model(x)]
+        sum(losses).backward()
+        opt.step()
+        """,
+        id="loop over a list of losses",
+    ),
+    pytest.param(
+        """
+        feat = body(x)
+        terms = {}
+        terms["a"] = feat.sum()
+        terms["b"] = feat.pow(2).mean()
+        for name, term in terms.items():
+            term.backward(retain_graph=True)
+        """,
+        """
+        feat = body(x)
+        terms = {}
+        terms["a"] = feat.sum()
+        terms["b"] = feat.pow(2).mean()
+        sum(terms.values()).backward()
+        """,
+        id="dict of losses iterated with items",
+    ),
+    pytest.param(
+        """
+        ce_loss, aux_loss = compute_losses(model, x, y)
+        ce_loss.backward()
+        aux_loss.backward()
+        """,
+        """
+        ce_loss, aux_loss = compute_losses(model, x, y)
+        (ce_loss + aux_loss).backward()
+        """,
+        id="losses returned by a helper",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        torch.autograd.backward(a)
+        torch.autograd.backward(b)
+        """,
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        torch.autograd.backward(a + b)
+        """,
+        id="torch.autograd.backward spelling",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        scaler.scale(a).backward(retain_graph=True)
+        scaler.scale(b).backward()
+        scaler.step(opt)
+        """,
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        (scaler.scale(a) + scaler.scale(b)).backward()
+        scaler.step(opt)
+        """,
+        id="AMP scaled losses",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        a.backward(retain_graph=True)
+        b.backward()
+        c = out.max()
+        opt.step()
+        c.backward()
+        """,
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        (a + b).backward(retain_graph=True)
+        c = out.max()
+        opt.step()
+        c.backward()
+        """,
+        id="retain_graph kept when a later backward still uses the graph",
+    ),
+    pytest.param(
+        """
+        with torch.autocast("cpu"):
+            z = enc(x)
+            l1 = z.sum()
+        l2 = z.mean()
+        l1.backward()
+        l2.backward()
+        """,
+        """
+        with torch.autocast("cpu"):
+            z = enc(x)
+            l1 = z.sum()
+        l2 = z.mean()
+        (l1 + l2).backward()
+        """,
+        id="forward under autocast",
+    ),
+]
+
+
+@pytest.mark.parametrize("before, after", _fixes)
+def test_fixes(before, after):
+    _, result = run(before)
+    assert len(result.findings) == 1
+    assert result.findings[0].fix.applicability is Applicability.SAFE
+    assert fixed_body(result) == textwrap.dedent(after)
+
+
+_unsafe_fixes = [
+    pytest.param(
+        """
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        loss.backward()
+        opt.step()
+        print(loss)
+        """,
+        """
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        print(loss)
+        """,
+        id="duplicated backward and step pair",
+    ),
+    pytest.param(
+        """
+        loss = crit(model(x), y)
+        loss.backward()
+        loss.backward()
+        opt.step()
+        """,
+        """
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        """,
+        id="duplicated backward line",
+    ),
+]
+
+
+@pytest.mark.parametrize("before, after", _unsafe_fixes)
+def test_unsafe_fixes(before, after):
+    src, result = run(before)
+    assert [f.fix.applicability for f in result.findings] == [Applicability.UNSAFE]
+    assert result.fixed.decode() == src, "unsafe fixes need --unsafe-fixes"
+    _, result = run(before, unsafe=True)
+    assert fixed_body(result) == textwrap.dedent(after)
+
+
+_report_only = [
+    pytest.param(
+        """
+        out = model(x)
+        loss = out.sum()
+        loss.backward()
+        loss = out.mean()
+        loss.backward()
+        """,
+        id="loss name reassigned between the calls",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        b = out.mean()
+        crit(out, y).backward()
+        b.backward()
+        """,
+        id="earlier loss is an inline forward call",
+    ),
+    pytest.param(
+        """
+        y = model(x)
+        z = y * 2
+        y.backward(torch.ones_like(y))
+        z.backward(torch.ones_like(z))
+        """,
+        id="explicit gradient on non-scalar outputs without retain_graph",
+    ),
+]
+
+
+@pytest.mark.parametrize("body", _report_only)
+def test_reported_without_fix(body):
+    src, result = run(body, unsafe=True)
+    assert len(result.findings) == 1
+    assert result.findings[0].fix is None
+    assert result.fixed.decode() == src
+
+
+_noop = [
+    pytest.param(
+        """
+        l1 = crit(model(x1), y1)
+        l1.backward()
+        l2 = crit(model(x2), y2)
+        l2.backward()
+        opt.step()
+        """,
+        id="separate forward passes (accumulation)",
+    ),
+    pytest.param(
+        """
+        x, y = get_batch()
+        la = crit(model_a(x), y)
+        lb = crit(model_b(x), y)
+        la.backward()
+        lb.backward()
+        """,
+        id="two models on the same data batch",
+    ),
+    pytest.param(
+        """
+        fake = G(z)
+        d_loss = crit(D(real), ones) + crit(D(fake.detach()), zeros)
+        d_loss.backward()
+        g_loss = crit(D(fake), ones)
+        g_loss.backward()
+        opt_d.step()
+        opt_g.step()
+        """,
+        id="GAN with fake.detach() for the discriminator",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        a.backward(retain_graph=True)
+        opt.step()
+        b.backward()
+        """,
+        id="step between the calls",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        g = torch.autograd.grad(a, params, create_graph=True)
+        a.backward(retain_graph=True)
+        b.backward()
+        """,
+        id="create_graph second-order code",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        a.backward(retain_graph=True)
+        grads = [p.grad.clone() for p in params]
+        b.backward()
+        """,
+        id="gradients read between the calls",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        a.backward(inputs=enc_params, retain_graph=True)
+        b.backward(inputs=dec_params)
+        """,
+        id="inputs= splits parameters on purpose",
+    ),
+    pytest.param(
+        """
+        y = model(x)
+        y.backward(g1, retain_graph=True)
+        y.backward(g2)
+        """,
+        id="vector-Jacobian rows with retained graph",
+    ),
+    pytest.param(
+        """
+        with torch.no_grad():
+            target = teacher(x)
+        a = crit(student_a(x), target)
+        b = crit(student_b(x), target)
+        a.backward()
+        b.backward()
+        """,
+        id="shared teacher output computed under no_grad",
+    ),
+    pytest.param(
+        """
+        feat = backbone(x).detach()
+        a = head_a(feat).sum()
+        b = head_b(feat).sum()
+        a.backward()
+        b.backward()
+        """,
+        id="shared features detached",
+    ),
+    pytest.param(
+        """
+        out = model(x)
+        a, b = out.sum(), out.mean()
+        if use_aux:
+            a.backward(retain_graph=True)
+        b.backward()
+        """,
+        id="conditional backward is not merged",
+    ),
+    pytest.param(
+        """
+        for batch in loader:
+            loss = model(batch).sum()
+            loss.backward()
+            opt.step()
+        """,
+        id="one backward per iteration",
+    ),
+    pytest.param(
+        """
+        losses = [crit(model(b), y) for b in batches]
+        for l in losses:
+            l.backward()
+        """,
+        id="loop over losses of separate forward passes",
+    ),
+]
+
+
+@pytest.mark.parametrize("body", _noop)
+def test_noop(body):
+    src, result = run(body, unsafe=True)
+    assert result.findings == ()
+    assert result.fixed.decode() == src
+
+
+def test_declares_contract():
+    rule = get_rule("AF101")
+    assert rule.NAME == "double-backward"
+    assert rule.EXPECTATION is Expectation.IDENTICAL_OR_REPAIRED
+    doc = rule.documentation()
+    for section in ("## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix safety", "## References"):
+        assert section in doc
+
+
+def test_file_without_backward_is_not_parsed():
+    result = fix_source("x = (", "t.py", Options(select=("AF101",)))
+    assert result.skipped_by_prefilter

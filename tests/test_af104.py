@@ -1,0 +1,345 @@
+"""AF104 zero-grad-placement: snippets that must be fixed, and snippets that must stay silent."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from autofix.api import fix_source
+from autofix.registry import get_rule
+from autofix.types import Applicability, Expectation, Options
+
+PRELUDE = "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+
+
+def run(body: str, unsafe: bool = False):
+    src = PRELUDE + textwrap.dedent(body)
+    result = fix_source(src, "t.py", Options(select=("AF104",), unsafe_fixes=unsafe))
+    assert result.error is None, result.error
+    return src, result
+
+
+def fixed_body(result) -> str:
+    return result.fixed.decode()[len(PRELUDE):]
+
+
+_fixes = [
+    pytest.param(
+        """
+        for x in data:
+            loss = model(x).sum()
+            loss.backward()
+            opt.zero_grad()
+            opt.step()
+        """,
+        """
+        for x in data:
+            loss = model(x).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        id="zero_grad between backward and step moves before backward",
+    ),
+    pytest.param(
+        """
+        for x in data:
+            opt.zero_grad()
+            loss = model(x).sum()
+            loss.backward()
+            opt.zero_grad()
+            opt.step()
+        """,
+        """
+        for x in data:
+            opt.zero_grad()
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+        """,
+        id="extra zero_grad before step is removed when one already runs before backward",
+    ),
+    pytest.param(
+        """
+        def train_step(x):
+            loss = model(x).sum()
+            loss.backward()
+            model.zero_grad()
+            opt.step()
+        """,
+        """
+        def train_step(x):
+            loss = model(x).sum()
+            model.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        id="model.zero_grad matched to the optimizer over model.parameters()",
+    ),
+    pytest.param(
+        """
+        for x in data:
+            loss = model(x).sum()
+            loss.backward()
+            for p in model.parameters():
+                p.grad = None
+            opt.step()
+        """,
+        """
+        for x in data:
+            loss = model(x).sum()
+            for p in model.parameters():
+                p.grad = None
+            loss.backward()
+            opt.step()
+        """,
+        id="p.grad = None loop spelling",
+    ),
+    pytest.param(
+        """
+        for i, x in enumerate(data):
+            opt.zero_grad(set_to_none=True)
+            loss = model(x).sum() / accum
+            loss.backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+        """,
+        """opt.zero_grad(set_to_none=True)
+
+        for i, x in enumerate(data):
+            loss = model(x).sum() / accum
+            loss.backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+        """,
+        id="accumulation: zero_grad every micro-batch moves into the guard and before the loop",
+    ),
+    pytest.param(
+        """
+        def fit():
+            for i, x in enumerate(data):
+                loss = model(x).sum()
+                scaler.scale(loss).backward()
+                opt.zero_grad()
+                if i % grad_accum_steps == 0:
+                    scaler.step(opt)
+                    scaler.update()
+        """,
+        """
+        def fit():
+            opt.zero_grad()
+            for i, x in enumerate(data):
+                loss = model(x).sum()
+                scaler.scale(loss).backward()
+                if i % grad_accum_steps == 0:
+                    scaler.step(opt)
+                    scaler.update()
+                    opt.zero_grad()
+        """,
+        id="accumulation with GradScaler keeps step and update together",
+    ),
+    pytest.param(
+        """
+        opt.zero_grad()
+        for i, x in enumerate(data):
+            opt.zero_grad()
+            model(x).sum().backward()
+            if i % 4 == 3:
+                opt.step()
+                opt.zero_grad()
+        """,
+        """
+        opt.zero_grad()
+        for i, x in enumerate(data):
+            model(x).sum().backward()
+            if i % 4 == 3:
+                opt.step()
+                opt.zero_grad()
+        """,
+        id="accumulation already zeroed after the step and before the loop: only the extra call goes",
+    ),
+]
+
+
+@pytest.mark.parametrize("before, after", _fixes)
+def test_fixes(before, after):
+    _, result = run(before)
+    assert len(result.findings) == 1
+    assert result.findings[0].fix.applicability is Applicability.SAFE
+    assert fixed_body(result) == textwrap.dedent(after)
+
+
+def test_missing_zero_grad_is_an_unsafe_insertion():
+    body = """
+    for x in data:
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+    """
+    src, result = run(body)
+    assert [f.fix.applicability for f in result.findings] == [Applicability.UNSAFE]
+    assert result.fixed.decode() == src
+    _, result = run(body, unsafe=True)
+    assert fixed_body(result) == textwrap.dedent(
+        """
+        for x in data:
+            loss = model(x).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    )
+
+
+def test_several_optimizers_each_matched_to_its_step():
+    src = textwrap.dedent(
+        """
+        import torch
+        G, D = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        for z in data:
+            d_loss = D(G(z).detach()).mean()
+            d_loss.backward()
+            opt_g.zero_grad()
+            opt_d.zero_grad()
+            opt_d.step()
+            g_loss = -D(G(z)).mean()
+            g_loss.backward()
+            opt_g.step()
+        """
+    )
+    result = fix_source(src, "t.py", Options(select=("AF104",)))
+    assert [f.message.split("`")[1] for f in result.findings] == ["opt_d.zero_grad()"]
+
+
+_noop = [
+    pytest.param(
+        """
+        for x in data:
+            opt.zero_grad()
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+        """,
+        id="zero_grad before backward",
+    ),
+    pytest.param(
+        """
+        for x in data:
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        """,
+        id="zero_grad right after step",
+    ),
+    pytest.param(
+        """
+        opt.zero_grad()
+        for i, x in enumerate(data):
+            loss = model(x).sum() / accum
+            loss.backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+                opt.zero_grad()
+        """,
+        id="correct accumulation",
+    ),
+    pytest.param(
+        """
+        for i, x in enumerate(data):
+            if i % accum == 0:
+                opt.zero_grad()
+            model(x).sum().backward()
+            if i % accum == accum - 1:
+                opt.step()
+        """,
+        id="accumulation with a guarded zero_grad",
+    ),
+    pytest.param(
+        """
+        for x in data:
+            model.zero_grad()
+            model(x).max().backward()
+            maps.append(x.grad)
+        """,
+        id="loop without step",
+    ),
+    pytest.param(
+        """
+        for x in data:
+            opt.zero_grad()
+            model(x).sum().backward()
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if torch.isfinite(norm):
+                opt.step()
+        """,
+        id="step skipped on non-finite gradients is not accumulation",
+    ),
+    pytest.param(
+        """
+        for x in data:
+            loss = model(x).sum()
+            loss.backward(retain_graph=True)
+            g = [p.grad.clone() for p in model.parameters()]
+            opt.zero_grad()
+            for p, gi in zip(model.parameters(), g):
+                p.grad = project(gi)
+            opt.step()
+        """,
+        id="gradients written back by hand after zero_grad",
+    ),
+    pytest.param(
+        """
+        def closure():
+            opt.zero_grad()
+            loss = model(x).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            opt.step(closure)
+        """,
+        id="LBFGS closure",
+    ),
+    pytest.param(
+        """
+        def reset():
+            opt.zero_grad()
+
+        for x in data:
+            reset()
+            model(x).sum().backward()
+            opt.step()
+        """,
+        id="zero_grad in a helper called by the loop",
+    ),
+    pytest.param(
+        """
+        def train(optimizer):
+            for x in data:
+                model(x).sum().backward()
+                optimizer.step()
+        """,
+        id="missing zero_grad on an optimizer known only by its name is not reported",
+    ),
+]
+
+
+@pytest.mark.parametrize("body", _noop)
+def test_noop(body):
+    src, result = run(body, unsafe=True)
+    assert result.findings == ()
+    assert result.fixed.decode() == src
+
+
+def test_declares_contract():
+    rule = get_rule("AF104")
+    assert rule.NAME == "zero-grad-placement"
+    assert rule.EXPECTATION is Expectation.INTENDED_CHANGE
+    doc = rule.documentation()
+    for section in ("## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix safety", "## References"):
+        assert section in doc
