@@ -161,9 +161,10 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
 
 
 def test_plain_subprocess_without_the_zygote(monkeypatch):
+    # Fresh interpreters cost seconds each; this case needs no optimizer import.
     monkeypatch.setenv("AUTOFIX_VERIFY_ZYGOTE", "0")
-    original = VERIFY_CASES / "af101_two_losses.py"
-    patched = VERIFY_CASES / "af101_two_losses.patched.py"
+    original = VERIFY_CASES / "manual_sgd.py"
+    patched = VERIFY_CASES / "manual_sgd.patched.py"
     result = verify_file(original.read_bytes(), patched.read_bytes(), str(original), ("AF101",), CPU)
     assert result.verdict == "repaired", result.detail
 
@@ -213,16 +214,19 @@ def test_verify_command_on_a_library_module(tmp_path):
     assert result.verdict == "repaired" and result.steps_compared == 4, result.detail
     assert (tmp_path / "lib" / "loop.py").read_text() == before
 
-    wrong = before.replace("first.backward()\n        second.backward()", "first.backward()")
-    result = verify_command(str(tmp_path), {"lib/loop.py": (before.encode(), wrong.encode())}, command, ("AF101",), CPU)
-    assert result.verdict == "diverged", result.detail
-
 
 def test_verify_command_that_fails_after_the_patch(tmp_path):
-    (tmp_path / "train.py").write_text(TRAIN.format(extra=""))
-    broken = TRAIN.format(extra="\n    raise SystemExit(3)")
-    result = verify_command(str(tmp_path), {"train.py": (TRAIN.format(extra="").encode(), broken.encode())}, f"{sys.executable} train.py", (), CPU)
-    assert result.verdict == "patched-failed", result.detail
+    # No optimizer here: a fresh interpreter that imports torch.optim costs seconds more.
+    script = textwrap.dedent("""\
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        for step in range(3):
+            (w * step).pow(2).sum().backward()
+        """)
+    broken = script + "raise SystemExit(3)\n"
+    (tmp_path / "train.py").write_text(script)
+    result = verify_command(str(tmp_path), {"train.py": (script.encode(), broken.encode())}, f"{sys.executable} train.py", (), CPU)
+    assert result.verdict == "patched-failed" and "exit status 3" in result.detail, result.detail
 
 
 # ------------------------------------------------------------------ units
@@ -306,30 +310,27 @@ def test_cli_diff_verify_reports_the_verdict(tmp_path):
     assert done.returncode == 1, done.stderr
     assert "+    (loss_a + loss_b).backward()" in done.stdout
     assert "verification repaired" in done.stdout + done.stderr
-    done = _autofix("--verify", "--device", "cpu", "--max-steps", "3", "--format", "json", "train.py", cwd=tmp_path)
-    report = json.loads(done.stdout)
-    assert report["files"][0]["verification"]["verdict"] == "repaired"
-    assert report["files"][0]["verification"]["steps_compared"] == 3
+    assert (tmp_path / "train.py").read_bytes() == (VERIFY_CASES / "af101_two_losses.py").read_bytes()
 
 
 @needs_cli
-def test_cli_write_verify_holds_back_a_fix_that_fails_verification(tmp_path):
-    # The fix is right, but the script exits 3 once its loop survives the
-    # fixed line: the patched run fails, the original already failed earlier.
-    source = (VERIFY_CASES / "af101_two_losses.py").read_text() + "raise SystemExit(3)\n"
-    script = tmp_path / "train.py"
-    script.write_text(source)
-    done = _autofix("--write", "--verify", "--device", "cpu", "--max-steps", "10", "train.py", cwd=tmp_path)
-    assert script.read_text() == source, done.stdout + done.stderr
-    assert "patched-failed" in done.stdout + done.stderr
-    assert done.returncode == 1
-    done = _autofix("--write", "--verify", "--force", "--device", "cpu", "--max-steps", "10", "train.py", cwd=tmp_path)
-    assert "(loss_a + loss_b).backward()" in script.read_text(), done.stdout + done.stderr
-
+def test_cli_write_verify_writes_only_what_passes(tmp_path):
     good = tmp_path / "good.py"
     good.write_bytes((VERIFY_CASES / "af101_two_losses.py").read_bytes())
-    done = _autofix("--write", "--verify", "--device", "cpu", "--max-steps", "3", "good.py", cwd=tmp_path)
-    assert "(loss_a + loss_b).backward()" in good.read_text(), done.stdout + done.stderr
+    # The fix is right, but the script exits 3 once its loop survives the
+    # fixed line: the patched run fails (the original failed earlier).
+    source = (VERIFY_CASES / "af101_two_losses.py").read_text() + "raise SystemExit(3)\n"
+    bad = tmp_path / "bad.py"
+    bad.write_text(source)
+    flags = ("--verify", "--device", "cpu", "--max-steps", "10", "--format", "json")
+    done = _autofix("--write", *flags, "bad.py", "good.py", cwd=tmp_path)
+    assert done.returncode == 1
+    verdicts = {f["path"]: f["verification"]["verdict"] for f in json.loads(done.stdout)["files"]}
+    assert verdicts == {"bad.py": "patched-failed", "good.py": "repaired"}, done.stderr
+    assert "(loss_a + loss_b).backward()" in good.read_text()
+    assert bad.read_text() == source
+    done = _autofix("--write", "--force", *flags, "bad.py", cwd=tmp_path)
+    assert "(loss_a + loss_b).backward()" in bad.read_text(), done.stdout + done.stderr
 
 
 # -------------------------------------------------------------------- CUDA

@@ -20,6 +20,9 @@ ACCEPTED_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
 
 def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
     """Run the script ``path`` as ``original`` and as ``patched`` (each in a private temp dir) and judge."""
+    from autofix.verify import launcher
+
+    launcher.warm()  # the helper imports torch while this process does the same
     from autofix.verify.session import verify_file as run
 
     return run(original, patched, path, tuple(applied_codes), settings)

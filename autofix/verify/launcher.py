@@ -90,9 +90,25 @@ class Zygote:
     def __init__(self) -> None:
         self.process: Optional[subprocess.Popen] = None
         self.reader: Optional[_LineReader] = None
+        self.ready = False
         self.lock = threading.Lock()
 
+    def spawn(self) -> None:
+        """Start the helper without waiting for it (it imports torch while the caller does too)."""
+        with self.lock:
+            if _use_zygote() and (self.process is None or self.process.poll() is not None):
+                self._spawn()
+
     def _start(self) -> None:
+        if self.process is None or self.process.poll() is not None or self.reader is None:
+            self._spawn()
+        if not self.ready and self.reader.readline(120.0) is None:
+            self.close()
+            raise RuntimeError("verification helper did not start")
+        self.ready = True
+
+    def _spawn(self) -> None:
+        self.ready = False
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autofix.verify.zygote"],
             stdin=subprocess.PIPE,
@@ -102,14 +118,10 @@ class Zygote:
             env=run_environment(),
         )
         self.reader = _LineReader(self.process.stdout.fileno())
-        if self.reader.readline(120.0) is None:
-            self.close()
-            raise RuntimeError("verification helper did not start")
 
     def run(self, config_path: str, cwd: str, output: str, timeout: float):
         with self.lock:
-            if self.process is None or self.process.poll() is not None:
-                self._start()
+            self._start()
             request = {"config": config_path, "cwd": cwd, "output": output}
             self.process.stdin.write((json.dumps(request) + "\n").encode())
             self.process.stdin.flush()
@@ -135,6 +147,7 @@ class Zygote:
 
 _zygote = Zygote()
 atexit.register(_zygote.close)
+warm = _zygote.spawn
 
 
 def _use_zygote() -> bool:
@@ -148,9 +161,14 @@ def run_script(config: Dict[str, Any], workdir: str, timeout: float) -> RunOutco
     with open(config_path, "w", encoding="utf-8") as handle:
         json.dump(config, handle)
     started = time.monotonic()
+    returncode = None
     if _use_zygote():
-        returncode, timed_out = _zygote.run(config_path, workdir, output_path, timeout)
-    else:
+        try:
+            returncode, timed_out = _zygote.run(config_path, workdir, output_path, timeout)
+        except (EOFError, RuntimeError, OSError, ValueError):
+            # The helper itself died (not the script): run this one the slow way.
+            _zygote.close()
+    if returncode is None:
         with open(output_path, "wb") as log:
             returncode, timed_out = _popen_wait(
                 [sys.executable, "-m", "autofix.verify.bootstrap", config_path],
