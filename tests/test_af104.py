@@ -105,7 +105,8 @@ _fixes = [
             if (i + 1) % accum == 0:
                 opt.step()
         """,
-        """opt.zero_grad(set_to_none=True)
+        """\
+        opt.zero_grad(set_to_none=True)
 
         for i, x in enumerate(data):
             loss = model(x).sum() / accum
