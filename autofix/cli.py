@@ -187,22 +187,11 @@ def _print_fixed(
 
 
 def _options(f: Any, config: configuration.Config, *, fix: bool) -> Options:
-    select = config.select or ("AF",)
-    if f["select"] is not None:
-        select = configuration.parse_codes(f["select"], "--select")
-    ignore = config.ignore or ()
-    if f["ignore"] is not None:
-        ignore = configuration.parse_codes(f["ignore"], "--ignore")
-    unsafe = f["unsafe_fixes"] if f["unsafe_fixes"] is not None else bool(config.unsafe_fixes)
-    # Fail on codes now rather than once per file inside the workers.
-    registry.select_rules(select, ignore)
-    return Options(
-        select=tuple(select),
-        ignore=tuple(ignore),
-        unsafe_fixes=unsafe,
+    return config.options(
+        select=configuration.parse_codes(f["select"], "--select") if f["select"] is not None else None,
+        ignore=configuration.parse_codes(f["ignore"], "--ignore") if f["ignore"] is not None else None,
+        unsafe_fixes=f["unsafe_fixes"],
         fix=fix,
-        per_path_ignores=config.per_file_ignores,
-        root=str(config.root) if config.root is not None else None,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pathspec
 
 from autofix import registry
+from autofix.types import Options
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -47,7 +48,34 @@ class Config:
     def root(self) -> Optional[Path]:
         return self.path.parent if self.path is not None else None
 
+    def options(
+        self,
+        *,
+        select: Optional[Sequence[str]] = None,
+        ignore: Optional[Sequence[str]] = None,
+        unsafe_fixes: Optional[bool] = None,
+        fix: bool = True,
+    ) -> Options:
+        """:class:`Options` from this configuration; arguments that are not ``None`` win.
 
+        Raises :class:`~autofix.registry.UnknownRuleError` when the selection matches nothing.
+        """
+        chosen = tuple(select if select is not None else self.select or DEFAULT_SELECT)
+        ignored = tuple(ignore if ignore is not None else self.ignore or ())
+        # Fail on codes now rather than once per file inside the workers.
+        registry.select_rules(chosen, ignored)
+        return Options(
+            select=chosen,
+            ignore=ignored,
+            unsafe_fixes=bool(unsafe_fixes if unsafe_fixes is not None else self.unsafe_fixes),
+            fix=fix,
+            per_path_ignores=self.per_file_ignores,
+            root=str(self.root) if self.root is not None else None,
+        )
+
+
+#: What runs when neither the config nor the command line selects: every AF rule.
+DEFAULT_SELECT = ("AF",)
 _CODE_LISTS = ("select", "ignore")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
 KEYS = (*_CODE_LISTS, *_PATTERN_LISTS, "unsafe-fixes", "per-file-ignores")

@@ -103,3 +103,18 @@ def test_common_root(tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "c").mkdir()
     assert configuration.common_root([str(tmp_path / "a" / "b"), str(tmp_path / "a" / "c" / "x.py")]) == str(tmp_path / "a")
+
+
+def test_options_take_the_config_and_arguments_win(tmp_path):
+    path = write(
+        tmp_path / "pyproject.toml",
+        "[tool.autofix]\nselect = ['AF901', 'AF902']\nunsafe-fixes = true\n"
+        "[tool.autofix.per-file-ignores]\n'x/*' = ['AF902']\n",
+    )
+    config = configuration.load(path)
+    options = config.options(fix=False)
+    assert (options.select, options.ignore, options.unsafe_fixes, options.fix) == (("AF901", "AF902"), (), True, False)
+    assert options.per_path_ignores == (("x/*", ("AF902",)),) and options.root == str(tmp_path)
+    flags = config.options(select=("AF903",), ignore=("AF901",), unsafe_fixes=False)
+    assert (flags.select, flags.ignore, flags.unsafe_fixes) == (("AF903",), ("AF901",), False)
+    assert configuration.Config().options().select == configuration.DEFAULT_SELECT
