@@ -10,7 +10,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import click
 
@@ -204,32 +204,9 @@ def _check_tree(
         extend_exclude=config.extend_exclude,
         respect_gitignore=f["respect_gitignore"],
     )
-    results = list(problems)
     stream = api.check_paths(files, options, jobs=f["jobs"])
-    show = (
-        f["fmt"] == "text"
-        and not f["quiet"]
-        and len(files) >= PROGRESS_MIN_FILES
-        and _isatty(stderr)
-    )
-    if not show:
-        results.extend(stream)
-        return sort_results(results)
-    started = time.monotonic()
-    done = [0]
-
-    def rate(_: Any) -> str:
-        elapsed = max(time.monotonic() - started, 1e-6)
-        return f"{done[0] / elapsed:.0f} files/s"
-
-    with click.progressbar(
-        length=len(files), label="Checking", file=stderr, show_pos=True, show_eta=True, item_show_func=rate
-    ) as bar:
-        for result in stream:
-            results.append(result)
-            done[0] += 1
-            bar.update(1, result.path)
-    return sort_results(results)
+    checked = _progress(stream, len(files), "Checking", f, stderr, minimum=PROGRESS_MIN_FILES)
+    return sort_results([*problems, *checked])
 
 
 def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) -> List[FileResult]:
@@ -239,7 +216,31 @@ def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) ->
     if f["verify_cmd"]:
         root = configuration.common_root(paths or [os.curdir])
         return verification.verify_tree(verify, results, f["verify_cmd"], root, settings)
-    return verification.verify_each(verify, results, settings)
+    # Each verification runs two training scripts: worth a bar from the first file.
+    stream = verification.iter_verified(verify, results, settings)
+    return list(_progress(stream, len(results), "Verifying", f, sys.stderr, minimum=1))
+
+
+def _progress(
+    stream: Iterator[FileResult], total: int, label: str, f: Any, stderr: TextIO, *, minimum: int
+) -> Iterator[FileResult]:
+    """``stream`` with a progress bar on stderr: on a terminal, for text output, unless --quiet."""
+    if f["fmt"] != "text" or f["quiet"] or total < minimum or not _isatty(stderr):
+        yield from stream
+        return
+    started = time.monotonic()
+    done = 0
+
+    def rate(_: Any) -> str:
+        return f"{done / max(time.monotonic() - started, 1e-6):.1f} files/s"
+
+    with click.progressbar(
+        length=total, label=label, file=stderr, show_pos=True, show_eta=True, item_show_func=rate
+    ) as bar:
+        for result in stream:
+            done += 1
+            bar.update(1, result.path)
+            yield result
 
 
 def _may_write(result: FileResult, force: bool) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from autofix.types import FileResult
 
@@ -41,15 +41,18 @@ def settings(verify: Any, device: str, max_steps: Optional[int], timeout: float)
 
 def verify_each(verify: Any, results: Sequence[FileResult], settings: Any) -> List[FileResult]:
     """``--verify``: run the verifier on every changed file, attaching its verdict."""
-    out = []
+    return list(iter_verified(verify, results, settings))
+
+
+def iter_verified(verify: Any, results: Sequence[FileResult], settings: Any) -> Iterator[FileResult]:
+    """:func:`verify_each`, one result at a time (for a progress bar)."""
     for result in results:
         if result.changed:
             verdict = verify.verify_file(
                 result.source, result.fixed, result.path, result.applied_codes, settings
             )
             result = dataclasses.replace(result, verification=verdict)
-        out.append(result)
-    return out
+        yield result
 
 
 def verify_tree(

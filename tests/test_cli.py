@@ -678,3 +678,11 @@ def test_dash_reads_stdin(demo):
     result = run("--diff", "-", input=RELU)
     assert result.stdout.startswith("--- a/<stdin>\n+++ b/<stdin>\n")
     assert result.exit_code == 1
+
+
+def test_verification_shows_progress_on_a_terminal(demo, fake_verify, monkeypatch):
+    write("a.py", RELU)
+    assert "Verifying" not in run("--diff", "--verify", "a.py").stderr
+    monkeypatch.setattr(cli_module, "_isatty", lambda stream: True)
+    assert "Verifying" in run("--diff", "--verify", "a.py").stderr
+    assert "Verifying" not in run("--diff", "--verify", "--quiet", "a.py").stderr
