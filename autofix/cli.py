@@ -305,7 +305,7 @@ def explain(code: str) -> str:
         f"Verifier expects: {rule.EXPECTATION.value}",
         "",
     ]
-    return "\n".join(header) + rule.documentation()
+    return "\n".join(header) + "\n" + rule.documentation()
 
 
 if __name__ == "__main__":  # pragma: no cover
