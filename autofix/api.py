@@ -73,12 +73,7 @@ def check_paths(
     """Check ``files`` (already discovered) over ``jobs`` processes, yielding as they finish."""
     from autofix import runner
 
-    files = list(files)
-    # A worker per batch at most: a worker that never gets a batch would
-    # only cost a fork (and, with runner.py at e1747df, hangs the pool).
-    batches = -(-len(files) // getattr(runner, "BATCH_SIZE", 1))
-    jobs = max(1, min(jobs or os.cpu_count() or 1, batches))
-    return runner.run(files, options, jobs=jobs)
+    return runner.run(list(files), options, jobs=jobs)
 
 
 def fix_paths(
