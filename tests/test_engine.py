@@ -145,3 +145,30 @@ def test_text_edits_describe_the_fix():
 def test_rule_fix_kinds_are_declared_or_read_from_the_module():
     assert RepeatedBackward.fix_applicabilities() == (Applicability.UNSAFE,)
     assert DEMO_RULES["AF903"].fix_applicabilities() == ()
+
+
+def test_context_children_index_matches_libcst():
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper
+
+    from autofix.rule import RuleContext
+
+    source = "import torch\nclass M:\n    def f(self, x):\n        return [y.relu_() for y in x if y]  # c\n"
+    module = cst.parse_module(source)
+    context = RuleContext(MetadataWrapper(module, unsafe_skip_copy=True), "t.py")
+
+    def slow(node):
+        yield node
+        for child in node.children:
+            yield from slow(child)
+
+    nodes = list(slow(module))
+    assert list(context.walk(module)) == nodes
+    assert all(list(context.children(n)) == list(n.children) for n in nodes)
+    # Pruned types are yielded but not entered.
+    pruned = list(context.walk(module, prune=(cst.FunctionDef,)))
+    assert any(isinstance(n, cst.FunctionDef) for n in pruned)
+    assert not any(isinstance(n, cst.Return) for n in pruned)
+    # A node from another tree falls back to LibCST.
+    other = cst.parse_expression("a + b")
+    assert list(context.children(other)) == list(other.children)
