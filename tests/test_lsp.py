@@ -446,3 +446,46 @@ def test_edit_at_end_of_text_without_final_newline() -> None:
     edit = document.text_edit(TextEdit(2, 0, 3, 0, "c\n"))
     assert edit.range.end == types.Position(line=1, character=1)
     assert convert.apply_text_edits(text, [edit], "utf-16") == "a\nc\n"
+
+
+def _lint_both(text: str):
+    from autofix.lsp import server as s
+    from autofix.lsp.incremental import units
+
+    options = api.Options(fix=False)
+    full = [s.to_diagnostic(f, convert.Document(text, "utf-16"), None) for f in api.fix_source(text, "t.py", options).findings]
+
+    views = []
+
+    def run(view: str):
+        views.append(view)
+        return s.run_engine(view, "t.py", options)
+
+    def per_unit(linter):
+        return linter.lint(
+            text, units(text), ("t.py", options), "utf-16", run,
+            lambda finding, document: s.to_diagnostic(finding, document, None),
+        )
+
+    return full, per_unit, views
+
+
+def test_per_unit_lint_matches_the_whole_file_lint_and_follows_moved_lines() -> None:
+    from autofix.lsp.incremental import IncrementalLinter
+
+    second = DOUBLE_BACKWARD.split("\n\n\n", 1)[1].replace("train_step", "train_again").replace("loss_a", "l_a")
+    text = DOUBLE_BACKWARD + "\n\n" + second + "\n\ndef helper(x):\n    return x * 2\n"
+    linter = IncrementalLinter()
+    full, per_unit, views = _lint_both(text)
+    assert len(full) == 2 and per_unit(linter) == full
+    assert len(views) == 4  # the module-level code, then each of the three functions with it
+    # Lines inserted above every unit: cached results move with their units.
+    moved = text.replace("import torch\n", "import torch\n\n# a comment\n\n", 1)
+    full, per_unit, views = _lint_both(moved)
+    assert per_unit(linter) == full
+    assert [v for v in views if "def " in v] == []  # no function was linted again
+    # An edit inside one function re-lints that function only.
+    edited = moved.replace("return x * 2", "return x * 3")
+    full, per_unit, views = _lint_both(edited)
+    assert per_unit(linter) == full
+    assert len(views) == 1 and "def helper" in views[0] and "def train_step" not in views[0]

@@ -9,14 +9,18 @@ exactly the edit the engine rendered for that version of the buffer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
+import pickle
+import sys
 import time
 import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import attrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.lsp.server import LanguageServer
@@ -25,6 +29,7 @@ import autofix
 from autofix import api, engine
 from autofix.lsp import options as lsp_options
 from autofix.lsp.convert import Document
+from autofix.lsp.incremental import IncrementalLinter, units
 from autofix.types import Applicability, FileResult, Options
 
 logger = logging.getLogger("autofix.lsp")
@@ -32,8 +37,9 @@ logger = logging.getLogger("autofix.lsp")
 SOURCE = "autofix"
 FIX_ALL_KIND = "source.fixAll.autofix"
 #: Delay between a change and the lint it triggers; a newer change restarts it.
-#: Small, because a 2,000-line file lints in ~tens of ms (benchmarks/lsp_latency.py).
-DEBOUNCE_S = 0.02
+#: Tiny, because the debounce that matters is adaptive: while a lint runs, the
+#: changes that arrive collapse into one lint of the newest text.
+DEBOUNCE_S = 0.01
 
 _converter = get_converter()
 
@@ -47,10 +53,11 @@ class Linted:
     text: str
     path: str
     options: Options
-    result: FileResult
     diagnostics: List[types.Diagnostic]
     #: The position encoding the diagnostics' ranges and edits are in.
     encoding: str
+    #: True when a whole-file lint made the diagnostics (not per-unit views).
+    exact: bool
     #: LSP edits of ``source.fixAll``, computed on first request.
     fix_all: Optional[List[types.TextEdit]] = None
 
@@ -66,6 +73,8 @@ class AutofixLanguageServer(LanguageServer):
         # queues at most one lint behind the running one.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autofix-lint")
         self.reported: set = set()
+        self.incremental: Dict[str, IncrementalLinter] = {}
+        self.exact_pending: Dict[str, "asyncio.Task[None]"] = {}
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls's default pops up window/showMessage for every error; a
@@ -78,26 +87,57 @@ class AutofixLanguageServer(LanguageServer):
 
     # ------------------------------------------------------------------ linting
 
-    def schedule(self, uri: str, delay: float) -> None:
-        """Lint ``uri`` after ``delay`` seconds, replacing a lint not yet started."""
+    def schedule(self, uri: str, delay: float, exact: bool = False) -> None:
+        """Lint ``uri`` after ``delay`` seconds, replacing a lint not yet started.
+
+        With ``exact``, a whole-file lint follows a per-unit one (see :mod:`incremental`).
+        """
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
-        self.pending[uri] = asyncio.ensure_future(self._lint_and_publish(uri, delay))
+        self.pending[uri] = asyncio.ensure_future(self._lint_and_publish(uri, delay, exact))
 
-    async def _lint_and_publish(self, uri: str, delay: float) -> None:
+        exact = self.exact_pending.pop(uri, None)
+        if exact is not None:
+            exact.cancel()  # kills its process: the text it was checking is gone
+
+    async def _lint_and_publish(self, uri: str, delay: float, exact: bool) -> None:
         try:
             if delay:
                 await asyncio.sleep(delay)
             linted = await self.lint(uri)
             if linted is None:
                 return
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=linted.diagnostics, version=linted.version)
-            )
+            self.publish(linted)
+            # On open and save only: a whole-file lint of a long module costs
+            # seconds of CPU, too much to spend after every keystroke.
+            if exact and not linted.exact:
+                self.exact_pending[uri] = asyncio.ensure_future(self._exact(linted))
         finally:
             if self.pending.get(uri) is asyncio.current_task():
                 del self.pending[uri]
+
+    def publish(self, linted: Linted) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=linted.uri, diagnostics=linted.diagnostics, version=linted.version)
+        )
+
+    async def _exact(self, fast: Linted) -> None:
+        """Replace per-unit diagnostics by a whole-file lint's (in a child process)."""
+        try:
+            result = await run_isolated(fast.text, fast.path, replace(fast.options, fix=False))
+            if result is None or self.linted.get(fast.uri) is not fast:
+                return
+            document = Document(fast.text, fast.encoding)
+            diagnostics = [to_diagnostic(f, document, fast.version) for f in result.findings]
+            exact = Linted(fast.uri, fast.version, fast.text, fast.path, fast.options, diagnostics, fast.encoding, True)
+            self.linted[fast.uri] = exact
+            if diagnostics != fast.diagnostics:
+                logger.info("%s: whole-file lint differs from the per-unit lint", fast.path)
+                self.publish(exact)
+        finally:
+            if self.exact_pending.get(fast.uri) is asyncio.current_task():
+                del self.exact_pending[fast.uri]
 
     async def lint(self, uri: str) -> Optional[Linted]:
         """Lint the open document's current text; ``None`` if it changed meanwhile."""
@@ -121,15 +161,32 @@ class AutofixLanguageServer(LanguageServer):
     def _lint_sync(self, uri: str, text: str, version: Optional[int], path: str) -> Linted:
         started = time.perf_counter()
         options = self.options_for(path)
-        result = run_engine(text, path, replace(options, fix=False))
-        if result.error:
-            # Mid-typing syntax errors are normal: log, publish nothing.
-            logger.info("%s: %s", path, result.error)
+        lint_options = replace(options, fix=False)
         encoding = self.position_encoding
-        document = Document(text, encoding)
-        diagnostics = [to_diagnostic(f, document, version) for f in result.findings]
+        spans = units(text)
+        if spans is None:
+            # Mid-typing syntax errors are normal: publish nothing, say nothing.
+            return Linted(uri, version, text, path, options, [], encoding, True)
+        linter = self.incremental.setdefault(uri, IncrementalLinter())
+        diagnostics = linter.lint(
+            text,
+            spans,
+            (path, lint_options),
+            encoding,
+            lambda view: run_engine(view, path, lint_options),
+            lambda finding, document: to_diagnostic(finding, document, version),
+        )
+        exact = diagnostics is None
+        if diagnostics is None:
+            result = run_engine(text, path, lint_options)
+            if result.error:
+                logger.info("%s: %s", path, result.error)
+            document = Document(text, encoding)
+            diagnostics = [to_diagnostic(f, document, version) for f in result.findings]
+        else:
+            diagnostics = [_with_version(d, version) for d in diagnostics]
         logger.debug("linted %s v%s in %.1f ms", path, version, (time.perf_counter() - started) * 1e3)
-        return Linted(uri, version, text, path, options, result, diagnostics, encoding)
+        return Linted(uri, version, text, path, options, diagnostics, encoding, exact)
 
     def options_for(self, path: str) -> Options:
         try:
@@ -142,10 +199,12 @@ class AutofixLanguageServer(LanguageServer):
             return Options()
 
     def forget(self, uri: str) -> None:
-        task = self.pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
+        for tasks in (self.pending, self.exact_pending):
+            task = tasks.pop(uri, None)
+            if task is not None:
+                task.cancel()
         self.linted.pop(uri, None)
+        self.incremental.pop(uri, None)
 
 
 # --------------------------------------------------------------------------- engine glue
@@ -169,6 +228,39 @@ def source_bytes(text: str) -> Tuple[bytes, str]:
 def run_engine(text: str, path: str, options: Options) -> FileResult:
     data, _ = source_bytes(text)
     return api.fix_source(data, path, options)
+
+
+_CHILD = (
+    "import pickle, sys\n"
+    "from autofix import api\n"
+    "data, path, options = pickle.load(sys.stdin.buffer)\n"
+    "pickle.dump(api.fix_source(data, path, options), sys.stdout.buffer)\n"
+)
+
+
+async def run_isolated(text: str, path: str, options: Options) -> Optional[FileResult]:
+    """:func:`run_engine` in a child process: long whole-file work that never
+    holds up the per-keystroke lints, and is killed when cancelled."""
+    data, _ = source_bytes(text)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _CHILD,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        out, _ = await proc.communicate(pickle.dumps((data, path, options)))
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        raise
+    if proc.returncode != 0:
+        logger.error("autofix: whole-file lint of %s failed (exit %s)", path, proc.returncode)
+        return None
+    return pickle.loads(out)  # our own child's output
+
+
+def _with_version(diagnostic: types.Diagnostic, version: Optional[int]) -> types.Diagnostic:
+    return attrs.evolve(diagnostic, data={**diagnostic.data, "version": version})
 
 
 def fixed_text(text: str, result: FileResult) -> Optional[str]:
@@ -311,11 +403,12 @@ def _comment_survives(document: Document, line: int, new_line: str) -> bool:
     return False
 
 
-def fix_all(linted: Linted) -> List[types.TextEdit]:
+async def fix_all(linted: Linted) -> List[types.TextEdit]:
     """Minimal edits applying every safe fix, as ``autofix --write`` would."""
     if linted.fix_all is None:
         options = replace(linted.options, fix=True, unsafe_fixes=False)
-        new = fixed_text(linted.text, run_engine(linted.text, linted.path, options))
+        result = await run_isolated(linted.text, linted.path, options)
+        new = fixed_text(linted.text, result) if result is not None else None
         if new is None:
             linted.fix_all = []
         else:
@@ -337,7 +430,7 @@ def create_server() -> AutofixLanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: AutofixLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         if _is_python(params.text_document):
-            ls.schedule(params.text_document.uri, 0)
+            ls.schedule(params.text_document.uri, 0, exact=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: AutofixLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -351,10 +444,10 @@ def create_server() -> AutofixLanguageServer:
             # Configuration may have changed: every open buffer is stale.
             for open_uri in list(ls.linted):
                 ls.linted[open_uri].version = None
-                ls.schedule(open_uri, 0)
+                ls.schedule(open_uri, 0, exact=True)
         elif uri in ls.linted or uri in ls.pending:
             ls.linted.pop(uri, None)
-            ls.schedule(uri, 0)
+            ls.schedule(uri, 0, exact=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: AutofixLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -386,7 +479,7 @@ def create_server() -> AutofixLanguageServer:
         if _wants(only, FIX_ALL_KIND) and any(
             d.data["fix"] and d.data["fix"]["applicability"] == "safe" for d in linted.diagnostics
         ):
-            edits = fix_all(linted)
+            edits = await fix_all(linted)
             if edits:
                 actions.append(
                     types.CodeAction(

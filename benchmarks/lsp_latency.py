@@ -1,0 +1,216 @@
+"""Diagnostics latency of ``autofix --lsp``: didChange → publishDiagnostics.
+
+Generates a ~2,000-line training module (many training functions and classes,
+some with findings for every rule), starts the real server as a subprocess,
+opens the buffer, then sends N edits one at a time — as a user pausing
+between keystrokes — and times each from the didChange notification to the
+publishDiagnostics for that version. Reports the median and p90, and the
+engine's own lint time on the same text for comparison.
+
+    python benchmarks/lsp_latency.py [--lines 2000] [--changes 30]
+
+Target: median < 100 ms for 2,000 lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import textwrap
+import time
+from typing import Dict, List
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+# One block per pattern: correct code mostly, with the mistakes autofix looks for.
+BLOCKS = [
+    """\
+    def train_epoch_{i}(model, loader, opt, loss_fn):
+        model.train()
+        total = 0.0
+        for step, (x, y) in enumerate(loader):
+            opt.zero_grad()
+            out = model(x)
+            loss = loss_fn(out, y)
+            loss.backward()
+            opt.step()
+            total += loss.item()
+        return total / max(1, len(loader))
+    """,
+    """\
+    def train_two_heads_{i}(model, loader, opt):
+        for x, y in loader:
+            opt.zero_grad()
+            out = model(x)
+            loss_a = out.pow(2).mean()
+            loss_b = (out - y).abs().mean()
+            loss_a.backward()
+            loss_b.backward()
+            opt.step()
+    """,
+    """\
+    class Trainer{i}:
+        def __init__(self, model, opt):
+            self.model = model
+            self.opt = opt
+            self.history = []
+
+        def fit(self, loader, epochs=1):
+            running = 0
+            for _ in range(epochs):
+                for x, y in loader:
+                    self.opt.zero_grad()
+                    loss = F.mse_loss(self.model(x), y)
+                    loss.backward()
+                    self.opt.step()
+                    running += loss
+            self.history.append(running)
+            return running
+    """,
+    """\
+    def rnn_epoch_{i}(rnn, head, batches, opt):
+        h = torch.zeros(1, 8, 16)
+        for x, y in batches:
+            opt.zero_grad()
+            out, h = rnn(x, h)
+            loss = F.cross_entropy(head(out[-1]), y)
+            loss.backward()
+            opt.step()
+        return h
+    """,
+    """\
+    def accumulate_{i}(model, loader, opt, accum=4):
+        opt.zero_grad()
+        for step, (x, y) in enumerate(loader):
+            loss = F.mse_loss(model(x), y) / accum
+            loss.backward()
+            if (step + 1) % accum == 0:
+                opt.step()
+                opt.zero_grad()
+    """,
+    """\
+    def forward_block_{i}(x, w):
+        h = x @ w
+        h.relu_()
+        return h.sum()
+    """,
+    """\
+    @torch.no_grad()
+    def evaluate_{i}(model, loader):
+        correct = 0
+        for x, y in loader:
+            pred = model(x).argmax(dim=-1)
+            correct += (pred == y).sum().item()
+        return correct
+    """,
+]
+
+HEADER = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+"""
+
+
+def make_module(lines: int) -> str:
+    parts = [HEADER]
+    count = HEADER.count("\n")
+    i = 0
+    while count < lines:
+        block = textwrap.dedent(BLOCKS[i % len(BLOCKS)]).format(i=i) + "\n\n"
+        parts.append(block)
+        count += block.count("\n")
+        i += 1
+    return "".join(parts)
+
+
+async def measure(text: str, changes: int, pause: float) -> List[float]:
+    client = LanguageClient("autofix-latency-benchmark", "1")
+    waiting: Dict[int, asyncio.Future] = {}
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def published(params: types.PublishDiagnosticsParams) -> None:
+        future = waiting.get(params.version)
+        if future is not None and not future.done():
+            future.set_result(len(params.diagnostics))
+
+    await client.start_io(sys.executable, "-m", "autofix", "--lsp")
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+    client.initialized(types.InitializedParams())
+    uri = "file:///tmp/autofix-latency/train.py"
+
+    loop = asyncio.get_running_loop()
+    waiting[1] = loop.create_future()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
+    findings = await asyncio.wait_for(waiting[1], 1800)  # a first lint lints everything
+    print(f"opened: {findings} diagnostics", file=sys.stderr)
+
+    timings = []
+    lines = text.splitlines(keepends=True)
+    # Typing at the end of a statement inside a training function mid-file.
+    target = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].strip() == "opt.step()")
+    original = lines[target].rstrip("\n")
+    for n in range(changes):
+        version = n + 2
+        lines[target] = f"{original}  # tuning {'x' * (n + 1)}\n"
+        waiting[version] = loop.create_future()
+        started = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text="".join(lines))],
+            )
+        )
+        await asyncio.wait_for(waiting[version], 60)
+        timings.append((time.perf_counter() - started) * 1e3)
+        await asyncio.sleep(pause)
+
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return timings
+
+
+def engine_ms(text: str, runs: int = 10) -> float:
+    from autofix import api
+    from autofix.types import Options
+
+    data = text.encode()
+    api.fix_source(data, "train.py", Options(fix=False))  # warm up imports and caches
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        api.fix_source(data, "train.py", Options(fix=False))
+        times.append((time.perf_counter() - started) * 1e3)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument("--pause", type=float, default=0.15, help="seconds between edits")
+    args = parser.parse_args()
+
+    text = make_module(args.lines)
+    timings = asyncio.run(measure(text, args.changes, args.pause))
+    ordered = sorted(timings)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * len(ordered))) - 1)]
+    median = statistics.median(timings)
+    print(f"file: {text.count(chr(10))} lines; {len(timings)} changes")
+    print(f"didChange -> publishDiagnostics: median {median:.1f} ms, p90 {p90:.1f} ms, max {ordered[-1]:.1f} ms")
+    print(f"engine lint alone (in-process, median of 10): {engine_ms(text):.1f} ms")
+    return 0 if median < 100 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
