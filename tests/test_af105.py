@@ -108,7 +108,7 @@ _fixes = [
                 epoch_loss += loss
             return epoch_loss / len(batches)
         """,
-        ["        epoch_loss += loss.item()\n"],
+        ["        epoch_loss += loss.detach()\n"],
         id="returned average of losses whose graph the loop already freed",
     ),
     pytest.param(

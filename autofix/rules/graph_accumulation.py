@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
-from autofix.analysis.loops import iter_reads
+from autofix.analysis.loops import iter_reads, target_names
 from autofix.analysis.names import dotted_name
 from autofix.rule import Fix, Replace, Rule
 from autofix.types import Expectation
@@ -62,10 +62,11 @@ class GraphAccumulation(Rule):
     ```
 
     The fix adds `.item()` when the total is a plain number (it starts from a
-    numeric literal, or the list is only summed, averaged or printed) and the
-    value is a scalar (it is back-propagated without arguments, or is a
-    `.mean()`/`.sum()`); otherwise it adds `.detach()`, which keeps a tensor
-    for later `torch.stack`, `.mean()` or `.to(device)`.
+    numeric literal, or the list is only summed, averaged or printed), stays
+    inside the function, and the value is a scalar (it is back-propagated
+    without arguments, or is a `.mean()`/`.sum()`); otherwise it adds
+    `.detach()`, which keeps a tensor for later `torch.stack`, `.mean()`,
+    `.to(device)` or for a caller.
 
     ## Fix safety
     Gradients and parameter updates are unchanged: the total was never
@@ -161,6 +162,9 @@ class GraphAccumulation(Rule):
         self.report(node, message, fix=fix)
 
     def _cure(self, flow: GraphFlow, acc: Accumulation) -> Optional[str]:
+        # A total that leaves the function keeps its type: callers may use it as a tensor.
+        if ("acc", acc.target) in flow.escaped or "." in acc.target:
+            return "detach"
         if _is_scalar(flow, acc.value_node) and self._used_as_number(flow, acc):
             return "item"
         return "detach"
@@ -254,7 +258,11 @@ def _only_number_consumers(scope: cst.CSTNode, target: str, own: Set[cst.CSTNode
                         allowed.add(arg.value)
                         consumed = True
     bindings = {
-        t.target for node in _walk(scope) if isinstance(node, cst.Assign) for t in node.targets
+        bound
+        for node in _walk(scope)
+        if isinstance(node, cst.Assign)
+        for t in node.targets
+        for _, bound in target_names(t.target)
     } | {node.target for node in _walk(scope) if isinstance(node, cst.AnnAssign)}
     for node in _walk(scope):
         if isinstance(node, cst.Name) and node.value == target and node not in allowed and node not in bindings:
