@@ -368,6 +368,59 @@ async def test_configuration_and_unsaved_buffers(tmp_path: Path) -> None:
         assert client.published[-1].uri == elsewhere and not client.published[-1].diagnostics
 
 
+# zero_grad() in one function, the loop in another: only the whole module shows
+# that the optimizer's gradients are zeroed, so a per-function lint alone reports AF104.
+CROSS_FUNCTION = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+    model = nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+    def reset():
+        opt.zero_grad()
+
+
+    def train(data):
+        for x in data:
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+    """
+)
+
+
+async def _settled(client: Client, uri: str, version: int, expected: list, timeout: float = 60.0) -> list:
+    """The last diagnostics published for ``version`` once they match ``expected`` codes."""
+    deadline = time.monotonic() + timeout
+    codes: list = []
+    while time.monotonic() < deadline:
+        mine = [p for p in client.published if p.uri == uri and p.version == version]
+        if mine:
+            codes = [d.code for d in mine[-1].diagnostics]
+            if codes == expected:
+                return list(mine[-1].diagnostics)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"version {version} settled on {codes}, expected {expected}")
+
+
+@pytest.mark.asyncio
+async def test_whole_file_lint_corrects_the_per_function_lint(tmp_path: Path) -> None:
+    expected = [f.code for f in api.fix_source(CROSS_FUNCTION, "train.py").findings]
+    assert "AF104" not in expected
+    async with server(tmp_path) as client:
+        uri = open_doc(client, tmp_path / "train.py", CROSS_FUNCTION)
+        await published(client, uri, 1)
+        # On open the whole-file lint follows at once and its result wins.
+        await _settled(client, uri, 1, expected)
+        # After an edit, once typing pauses.
+        change_doc(client, uri, CROSS_FUNCTION.replace("lr=0.1", "lr=0.2"), 2)
+        await _settled(client, uri, 2, expected)
+        assert client.messages == []
+
+
 @pytest.mark.asyncio
 async def test_hover_on_a_finding_shows_the_rule_explanation(tmp_path: Path) -> None:
     async with server(tmp_path) as client:

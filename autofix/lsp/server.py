@@ -40,6 +40,8 @@ FIX_ALL_KIND = "source.fixAll.autofix"
 #: Tiny, because the debounce that matters is adaptive: while a lint runs, the
 #: changes that arrive collapse into one lint of the newest text.
 DEBOUNCE_S = 0.01
+#: Idle time after a change before the exact whole-file lint starts (see _exact).
+EXACT_IDLE_S = 1.0
 
 _converter = get_converter()
 
@@ -109,10 +111,11 @@ class AutofixLanguageServer(LanguageServer):
             if linted is None:
                 return
             self.publish(linted)
-            # On open and save only: a whole-file lint of a long module costs
-            # seconds of CPU, too much to spend after every keystroke.
-            if exact and not linted.exact:
-                self.exact_pending[uri] = asyncio.ensure_future(self._exact(linted))
+            if not linted.exact:
+                # At once on open and save; after a pause in typing otherwise,
+                # since a long module's whole-file lint costs seconds of CPU.
+                delay = 0 if exact else EXACT_IDLE_S
+                self.exact_pending[uri] = asyncio.ensure_future(self._exact(linted, delay))
         finally:
             if self.pending.get(uri) is asyncio.current_task():
                 del self.pending[uri]
@@ -122,9 +125,11 @@ class AutofixLanguageServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=linted.uri, diagnostics=linted.diagnostics, version=linted.version)
         )
 
-    async def _exact(self, fast: Linted) -> None:
+    async def _exact(self, fast: Linted, delay: float) -> None:
         """Replace per-unit diagnostics by a whole-file lint's (in a child process)."""
         try:
+            if delay:
+                await asyncio.sleep(delay)
             result = await run_isolated(fast.text, fast.path, replace(fast.options, fix=False))
             if result is None or self.linted.get(fast.uri) is not fast:
                 return
@@ -231,7 +236,8 @@ def run_engine(text: str, path: str, options: Options) -> FileResult:
 
 
 _CHILD = (
-    "import pickle, sys\n"
+    "import os, pickle, sys\n"
+    "if hasattr(os, 'nice'): os.nice(5)  # background work: typing comes first\n"
     "from autofix import api\n"
     "data, path, options = pickle.load(sys.stdin.buffer)\n"
     "pickle.dump(api.fix_source(data, path, options), sys.stdout.buffer)\n"
