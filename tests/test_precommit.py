@@ -4,7 +4,8 @@ The hook repository is a fresh git repository holding a copy of this one's
 package files (pre-commit installs hooks from a committed revision, and the
 working tree here may hold uncommitted work). ``pre-commit try-repo`` then
 builds the hook's virtualenv from it — installing autofix and its
-dependencies with pip — and runs the hooks on a small project.
+dependencies with pip, so the package index must be reachable — and runs
+the hooks on a small project.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ import pytest
 from autofix import api
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Building the hook's virtualenv (pip installing autofix and its dependencies)
+# takes one to three minutes.
+pytestmark = pytest.mark.slow
 
 BUGGY = textwrap.dedent(
     """\
