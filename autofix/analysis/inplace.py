@@ -30,7 +30,13 @@ from autofix.analysis.inplace_ops import (
     TORCH_INPLACE_FUNCTIONS,
 )
 from autofix.analysis.names import dotted_name, keyword
-from autofix.analysis.training import disables_grad, grad_disabled_nodes, is_backward_call, qualified_names
+from autofix.analysis.training import (
+    disables_grad,
+    grad_disabled_nodes,
+    is_backward_call,
+    optimizer_facts,
+    qualified_names,
+)
 from autofix.rule import RuleContext
 
 # What autograd saves for backward, after torch's derivatives.yaml
@@ -105,6 +111,7 @@ _NON_TENSOR_ANNOTATION = re.compile(r"^(int|float|bool|str|bytes|List|list|Tuple
 #: Functions that build or reset parameters: in-place writes there are initialisation.
 _INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
 _MODULE_BASE = re.compile(r"(^|\.)(Module|Sequential|ModuleList|ModuleDict)$|Module$|Model$|Net$|Layer$|Block$|Loss$")
+_MODULE_METHODS = frozenset({"parameters", "named_parameters", "train", "eval", "state_dict", "modules", "children"})
 _EXCLUDED_BASE = re.compile(r"(^|\.)(Optimizer|Function|InplaceFunction|LRScheduler|_LRScheduler)$")
 #: Loss modules whose backward reads their inputs (cross-entropy saves only its own log-softmax).
 _INPUT_SAVING_LOSSES = frozenset(
@@ -215,13 +222,18 @@ class _Analysis:
         self.global_reads: Set[str] = set()
         self.class_names: Set[str] = set()
         self.mutating: Dict[cst.FunctionDef, Dict[str, int]] = {}
+        #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
+        self.grad_callees: Set[cst.FunctionDef] = set()
         self.ids = itertools.count()
 
     def run(self) -> List[InplaceEvent]:
         self._index()
         events: List[InplaceEvent] = []
         for scope in self._scopes():
-            events.extend(_Walker(self, scope).walk())
+            walker = _Walker(self, scope)
+            events.extend(walker.walk())
+            for callee in walker.grad_callees:
+                self.grad_callees.add(callee)
         return events
 
     # Every def, every ``x = Ctor(...)`` in the module, every global read from a def.
@@ -323,7 +335,12 @@ class _Analysis:
             # writes to their own arguments are judged where they are called.
             for callee in self._callees(scope):
                 if callee not in seen and not self._excluded(callee):
-                    queue.append(self._scope(callee, self.owner.get(callee), caller_visible=False, grad=scope.grad))
+                    grad = scope.grad or callee in self.grad_callees
+                    queue.append(self._scope(callee, self.owner.get(callee), caller_visible=False, grad=grad))
+
+    def is_module_name(self, name: str) -> bool:
+        """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
+        return bool(optimizer_facts(self.context).methods.get(name, set()) & _MODULE_METHODS)
 
     def mutated_params(self, func: cst.FunctionDef) -> Dict[str, int]:
         """The parameters (name -> position) a helper writes to in place."""
@@ -382,6 +399,7 @@ class _Walker:
         self.is_module = isinstance(scope.node, cst.Module)
         self.skip_names: Set[str] = set()
         self.param_writes: Set[str] = set()
+        self.grad_callees: Set[cst.FunctionDef] = set()
 
     def _key(self, dotted: Optional[str]) -> Optional[str]:
         if dotted is not None and dotted.startswith("self.") and self.scope.cls is not None:
@@ -483,6 +501,10 @@ class _Walker:
                 binding.saved = None
         if not unit.quiet:
             self._record_saves(node)
+            for call in _calls(node):
+                callee = self._callee(call)
+                if callee is not None and any(self._grad(a.value) for a in call.args):
+                    self.grad_callees.add(callee)
         self._record_escapes(node)
         self._bind(node)
 
@@ -521,7 +543,11 @@ class _Walker:
                         yield call, "call", arg.value.value
                 continue
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in INPLACE_METHODS:
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in INPLACE_METHODS
+                and not (isinstance(func.value, cst.Name) and self._is_module_name(func.value.value))
+            ):
                 receiver = func.value
                 # x.mul_(a).add_(b): one chain of writes to x, judged once.
                 while (
@@ -531,7 +557,7 @@ class _Walker:
                 ):
                     chained.add(receiver)
                     receiver = receiver.func.value
-                if isinstance(receiver, cst.Name) and not self._is_module_name(receiver.value):
+                if isinstance(receiver, cst.Name):
                     yield call, "method", receiver.value
                 continue
             qname = self._torch_name(func)
@@ -603,10 +629,10 @@ class _Walker:
         reason = detail = None
         if binding.kind == "leaf" or _reads_grad_of(op, target):
             reason, detail = "leaf", "it is a leaf tensor that requires grad"
-        elif binding.kind == "param":
-            reason, detail = "argument", "it is an argument: the caller's tensor changes too"
         elif binding.saved and binding.grad:
             reason, detail = "saved", f"autograd saved it as {binding.saved} for backward"
+        elif binding.kind == "param":
+            reason, detail = "argument", "it is an argument: the caller's tensor changes too"
         elif binding.view_of is not None:
             base = self._base(binding)
             if base is not None and base.ident not in self.reported:
@@ -854,7 +880,8 @@ class _Walker:
                 return _Binding("value", False, False, fresh_id)
             return replace(source)  # a plain alias: same object
         if isinstance(expr, (cst.Attribute,)):
-            return _Binding("attr", False, self._key(dotted_name(expr)) in self.a.parameters, fresh_id)
+            parameter = self._key(dotted_name(expr)) in self.a.parameters
+            return _Binding("attr", parameter, parameter, fresh_id)
         if isinstance(expr, cst.Subscript):
             base = expr.value
             if isinstance(base, cst.Name) and base.value in self.state:
@@ -932,7 +959,7 @@ class _Walker:
         if isinstance(func, cst.Name):
             if func.value in NON_TENSOR_BUILTINS:
                 return _Binding("value", False, False, fresh_id)
-            if func.value in self.a.module_ctor:
+            if func.value in self.a.module_ctor or self.a.is_module_name(func.value):
                 return _Binding("value", True, True, fresh_id)  # model(x)
             if func.value[:1].isupper():
                 return _Binding("attr", False, False, fresh_id)  # constructing an object

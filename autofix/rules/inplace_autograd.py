@@ -31,6 +31,8 @@ _AUG_OPERATORS = {
     "RightShiftAssign": ">>",
 }
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+# Binding strength of binary operators, loosest first (Python's grammar).
+_PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 7}
 
 
 class InplaceAutograd(Rule):
@@ -155,7 +157,7 @@ class InplaceAutograd(Rule):
             if operator is None:
                 return None
             value = self.context.code_for(small.value)
-            if not isinstance(small.value, _ATOMS):
+            if _needs_parentheses(small.value, operator):
                 value = f"({value})"
             return (Replace(small, _assign(f"{target} = {target} {operator} {value}")),)
         if event.form == "setitem":
@@ -238,6 +240,18 @@ class InplaceAutograd(Rule):
         if plain in TORCH_FUNCTIONS and not call.args:
             return cst.parse_expression(f"{self.torch}.{plain}({target})")
         return None
+
+
+def _needs_parentheses(value: cst.BaseExpression, operator: str) -> bool:
+    """Does ``x <operator> value`` need parentheses around ``value`` to mean ``x <operator>= value``?"""
+    if isinstance(value, _ATOMS) or value.lpar:
+        return False
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        return False  # x - -y, x ** -y
+    if isinstance(value, cst.BinaryOperation):
+        # A right operand binds without parentheses only when strictly tighter.
+        return _PRECEDENCE.get(value.operator._get_token(), 0) <= _PRECEDENCE[operator]
+    return True
 
 
 def _assign(code: str) -> cst.BaseSmallStatement:
