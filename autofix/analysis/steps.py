@@ -87,6 +87,34 @@ class GraphFlow:
         return use.origins if use else _EMPTY
 
 
+def backward_holders(context: RuleContext) -> Set[cst.CSTNode]:
+    """Every statement (simple or compound, functions and classes too) holding a backward call.
+
+    Spelled syntactically (``.backward(`` or a callee named ``backward``) so
+    that blocks and functions without one are skipped before any costly work.
+    """
+    return context.fact("backward_holders", lambda: _mark_backward(context.module))
+
+
+def _mark_backward(module: cst.Module) -> Set[cst.CSTNode]:
+    marked: Set[cst.CSTNode] = set()
+
+    def walk(node: cst.CSTNode) -> bool:
+        found = False
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            found = name == "backward"
+        for child in node.children:
+            found = walk(child) or found
+        if found and isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            marked.add(node)
+        return found
+
+    walk(module)
+    return marked
+
+
 def graph_flow(context: RuleContext) -> GraphFlow:
     return context.fact("graph_flow", lambda: _GraphWalker(context).run())
 
@@ -106,6 +134,7 @@ class _GraphWalker:
         self._loop_depth = 0
 
     def run(self) -> GraphFlow:
+        self._holders = backward_holders(self.context)
         self._walk_body(self.context.module.body, {}, False)
         return self.flow
 
@@ -117,6 +146,8 @@ class _GraphWalker:
 
     def _walk_stmt(self, stmt: cst.CSTNode, env: Dict[str, _Value], disabled: bool) -> None:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if stmt not in self._holders:
+                return
             # A new scope: its parameters are leaves, it sees no locals of ours.
             inner_disabled = isinstance(stmt, cst.FunctionDef) and any(
                 disables_grad(self.context, d.decorator) for d in stmt.decorators

@@ -12,6 +12,7 @@ from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
     GraphFlow,
     Line,
+    backward_holders,
     backward_tensor,
     is_function_backward,
     assigned_names,
@@ -121,14 +122,22 @@ class DoubleBackward(Rule):
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     def check(self) -> None:
+        holders = backward_holders(self.context)
+        if not holders:
+            return
         flow = graph_flow(self.context)
         for scope in scopes(self.context.module):
+            if isinstance(scope, cst.FunctionDef) and scope not in holders:
+                continue
             # Verify that this is first-order code: gradient penalties, MAML and
             # Hessian-vector products back-propagate through a graph on purpose.
             if scope_uses_create_graph(scope):
                 continue
             for _, body in blocks(scope):
-                self._check_block(linear_block(self.context, body), flow)
+                lines = linear_block(self.context, body)
+                # Two backward calls in a block, or one in a loop over losses.
+                if sum(line.stmt in holders or line.node in holders for line in lines) >= 1:
+                    self._check_block(lines, flow)
 
     # ------------------------------------------------------------------ events
 
@@ -419,15 +428,13 @@ def _has_forward_call(node: cst.CSTNode) -> bool:
 
 
 def _touches_grad(node: cst.CSTNode) -> bool:
-    found = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Attribute(self, n: cst.Attribute) -> None:
-            if n.attr.value == "grad":
-                found.append(n)
-
-    node.visit(Visitor())
-    return bool(found)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == "grad":
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:

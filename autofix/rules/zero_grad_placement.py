@@ -9,7 +9,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis.names import dotted_name, iter_calls, method_call
-from autofix.analysis.steps import Line, blocks, expr_call, linear_block, scopes
+from autofix.analysis.steps import Line, backward_holders, blocks, expr_call, linear_block, scopes
 from autofix.analysis.training import (
     OptimizerFacts,
     is_backward_call,
@@ -109,10 +109,15 @@ class ZeroGradPlacement(Rule):
     def check(self) -> None:
         self.facts = optimizer_facts(self.context)
         self._module_zeroes = self._all_zero_grad_targets(self.context.module)
+        holders = backward_holders(self.context)
         for scope in scopes(self.context.module):
+            if scope not in holders and not isinstance(scope, cst.Module):
+                continue
             parents: Dict[cst.CSTNode, List[Line]] = {}
             found = []
             for owner, body in blocks(scope):
+                if owner is not scope and owner not in holders:
+                    continue
                 lines = linear_block(self.context, body)
                 for line in lines:
                     parents[line.stmt] = lines
