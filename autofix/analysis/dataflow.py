@@ -69,7 +69,7 @@ _BREAKING_METHODS = {
     "children", "buffers", "named_buffers", "named_modules", "train", "eval", "startswith",
     "endswith", "format", "join", "split", "strip", "lower", "upper", "replace",
 }
-_BREAKING_ATTRIBUTES = {"shape", "dtype", "device", "data", "requires_grad", "ndim", "is_cuda", "grad_fn",
+_BREAKING_ATTRIBUTES = {"shape", "dtype", "device", "data", "grad", "requires_grad", "ndim", "is_cuda", "grad_fn",
                         "is_leaf", "layout", "training", "T_max"}
 _BREAKING_FUNCTIONS = {
     "float", "int", "len", "str", "bool", "round", "isinstance", "print", "repr", "hash", "id",
