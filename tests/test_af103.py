@@ -1,0 +1,424 @@
+"""AF103 inplace-autograd: snippets that are fixed, reported without a fix, or left alone."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autofix.api import fix_source
+from autofix.registry import get_rule
+from autofix.types import Applicability, Options
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HEADER = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+"""
+
+MODULE = """\
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.skip = nn.Linear(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.act = nn.ReLU(inplace=True)
+        self.drop = nn.Dropout(0.1, inplace=True)
+        self.scale = nn.Parameter(torch.ones(4))
+
+    def forward(self, x):
+{body}
+"""
+
+
+def _forward(body: str) -> str:
+    return HEADER + MODULE.format(body=textwrap.indent(textwrap.dedent(body), " " * 8))
+
+
+def _run(src: str, unsafe: bool = True):
+    return fix_source(src, "t.py", Options(select=("AF103",), unsafe_fixes=unsafe))
+
+
+# --------------------------------------------------------------------------- fixes
+
+_fixes = [
+    pytest.param(
+        "x.relu_()\nreturn self.fc(x)",
+        "x = torch.relu(x)\nreturn self.fc(x)",
+        Applicability.UNSAFE,
+        id="relu_ on the forward's own input becomes torch.relu (unsafe: the caller sees it)",
+    ),
+    pytest.param(
+        "p = torch.sigmoid(self.fc(x))\np.mul_(self.scale)\nreturn p",
+        "p = torch.sigmoid(self.fc(x))\np = p.mul(self.scale)\nreturn p",
+        Applicability.SAFE,
+        id="mul_ on a sigmoid output uses the out-of-place method",
+    ),
+    pytest.param(
+        "h = torch.tanh(self.fc(x))\nh += self.skip(x)\nreturn h",
+        "h = torch.tanh(self.fc(x))\nh = h + self.skip(x)\nreturn h",
+        Applicability.SAFE,
+        id="augmented assignment on a tanh output",
+    ),
+    pytest.param(
+        "h = torch.exp(self.fc(x))\nh *= 2 + self.scale\nreturn h",
+        "h = torch.exp(self.fc(x))\nh = h * (2 + self.scale)\nreturn h",
+        Applicability.SAFE,
+        id="augmented assignment keeps precedence with parentheses",
+    ),
+    pytest.param(
+        "h = torch.exp(self.fc(x))\nh -= 2 * self.scale  # keep me\nreturn h",
+        "h = torch.exp(self.fc(x))\nh = h - 2 * self.scale  # keep me\nreturn h",
+        Applicability.SAFE,
+        id="no parentheses when the operand binds tighter; the comment survives",
+    ),
+    pytest.param(
+        "p = self.fc(x).softmax(-1)\nq = p.clamp_(1e-4, 1.0)\nreturn q",
+        "p = self.fc(x).softmax(-1)\np = p.clamp(1e-4, 1.0)\nq = p\nreturn q",
+        Applicability.SAFE,
+        id="result of the in-place call bound to a new name keeps both names equal",
+    ),
+    pytest.param(
+        "p = self.fc(x).softmax(-1)\np = p.clamp_(1e-4, 1.0)\nreturn p",
+        "p = self.fc(x).softmax(-1)\np = p.clamp(1e-4, 1.0)\nreturn p",
+        Applicability.SAFE,
+        id="result rebound to the same name needs only the call changed",
+    ),
+    pytest.param(
+        "p = self.fc(x).softmax(-1)\nreturn p.mul_(2).add_(1)",
+        "p = self.fc(x).softmax(-1)\np = p.mul(2).add(1)\nreturn p",
+        Applicability.SAFE,
+        id="returned chain of in-place calls is rebound before the return",
+    ),
+    pytest.param(
+        "h = torch.tanh(self.fc(x))\nout = F.relu(h, inplace=True)\nreturn out",
+        "h = torch.tanh(self.fc(x))\nout = F.relu(h)\nreturn out",
+        Applicability.SAFE,
+        id="functional inplace=True is dropped when the input is not read again",
+    ),
+    pytest.param(
+        "h = torch.tanh(self.fc(x))\nF.leaky_relu(h, 0.1, True)\nreturn h",
+        "h = torch.tanh(self.fc(x))\nh = F.leaky_relu(h, 0.1)\nreturn h",
+        Applicability.SAFE,
+        id="positional inplace True as a statement becomes a rebinding",
+    ),
+    pytest.param(
+        "h = torch.sigmoid(self.fc(x))\nh[h > 0.9] = 1.0\nreturn h",
+        "h = torch.sigmoid(self.fc(x))\nh = h.masked_fill(h > 0.9, 1.0)\nreturn h",
+        Applicability.SAFE,
+        id="indexed assignment with a mask computed from the tensor itself becomes masked_fill",
+    ),
+    pytest.param(
+        "h = torch.sigmoid(self.fc(x))\nbig = h > 0.9\nh[big] = -1\nreturn h",
+        "h = torch.sigmoid(self.fc(x))\nbig = h > 0.9\nh = h.masked_fill(big, -1)\nreturn h",
+        Applicability.SAFE,
+        id="named mask of the tensor's own shape is exact too",
+    ),
+    pytest.param(
+        "h = self.fc(x)\ns = self.skip(h)\nh.zero_()\nreturn h + s",
+        "h = self.fc(x)\ns = self.skip(h)\nh = torch.zeros_like(h)\nreturn h + s",
+        Applicability.SAFE,
+        id="zero_ on a Linear's saved input becomes zeros_like",
+    ),
+    pytest.param(
+        "h = torch.exp(self.fc(x))\ntorch.clamp_(h, max=5.0)\nreturn h",
+        "h = torch.exp(self.fc(x))\nh = torch.clamp(h, max=5.0)\nreturn h",
+        Applicability.SAFE,
+        id="torch namespace in-place function",
+    ),
+    pytest.param(
+        "h = torch.exp(self.fc(x))\ncache = [h]\nh.add_(1)\nreturn h, cache",
+        "h = torch.exp(self.fc(x))\ncache = [h]\nh = h.add(1)\nreturn h, cache",
+        Applicability.UNSAFE,
+        id="tensor stored in a list before the write makes the fix unsafe",
+    ),
+]
+
+
+@pytest.mark.parametrize("body, fixed, applicability", _fixes)
+def test_fixes(body, fixed, applicability):
+    result = _run(_forward(body))
+    assert result.error is None
+    assert [f.code for f in result.findings] == ["AF103"]
+    assert result.findings[0].fix is not None
+    assert result.findings[0].fix.applicability is applicability
+    assert result.fixed.decode() == _forward(fixed)
+
+
+def test_unsafe_fix_not_applied_without_unsafe_fixes():
+    src = _forward("x.relu_()\nreturn self.fc(x)")
+    result = _run(src, unsafe=False)
+    assert len(result.findings) == 1
+    assert result.fixed.decode() == src
+
+
+def test_torch_alias_is_used_in_the_fix():
+    src = textwrap.dedent(
+        """\
+        import torch as th
+        from torch import nn
+
+
+        class Head(nn.Module):
+            def forward(self, x):
+                x.sigmoid_()
+                return x
+        """
+    )
+    result = _run(src)
+    assert "x = th.sigmoid(x)" in result.fixed.decode()
+
+
+def test_module_level_script_leaf_is_reported_without_fix():
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        for _ in range(2):
+            loss = (w * 2).sum()
+            loss.backward()
+            w -= 0.1 * w.grad
+        """
+    )
+    result = _run(src)
+    assert [(f.line, f.fix) for f in result.findings] == [(7, None)]
+    assert "leaf" in result.findings[0].message
+
+
+# --------------------------------------------------------------------------- reported without a fix
+
+_reported = [
+    pytest.param("h = self.bn(x)\nalias = h\nh.relu_()\nreturn self.fc(h) + alias", "alias", id="plain alias read after the write"),
+    pytest.param("p = torch.sigmoid(self.fc(x))\np[:, 0] = 0.0\nreturn p", "sigmoid", id="slice assignment has no exact out-of-place form"),
+    pytest.param("p = torch.sigmoid(self.fc(x))\nv = p.view(-1)\nv.mul_(2)\nreturn p", "view", id="write through a view of a saved output"),
+    pytest.param("a = self.fc(x).softmax(-1)\na = self.drop(a)\nreturn a", "softmax", id="in-place dropout module on a softmax output"),
+    pytest.param("x = self.act(x)\nreturn self.fc(x)", "argument", id="in-place ReLU module on the forward's input"),
+    pytest.param("w = nn.Parameter(torch.ones(4))\nw.mul_(2)\nreturn x * w", "leaf", id="local nn.Parameter is a leaf"),
+]
+
+
+@pytest.mark.parametrize("body, word", _reported)
+def test_reported_without_fix(body, word):
+    result = _run(_forward(body))
+    assert [f.code for f in result.findings] == ["AF103"]
+    assert result.findings[0].fix is None
+    assert word in result.findings[0].message
+    assert not result.changed
+
+
+def test_helper_writing_its_argument_is_reported_at_the_call():
+    src = HEADER + textwrap.dedent(
+        """\
+        def scale_(t):
+            t.mul_(2)
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                h = torch.tanh(self.fc(x))
+                scale_(h)
+                return h
+        """
+    )
+    result = _run(src)
+    assert [(f.line, f.fix) for f in result.findings] == [(17, None)]
+    assert "scale_()" in result.findings[0].message
+
+
+# --------------------------------------------------------------------------- left alone
+
+_noop = [
+    pytest.param("out = self.bn(self.fc(x))\nout = self.act(out)\nreturn out", id="inplace ReLU module right after batch norm"),
+    pytest.param("out = self.bn(self.fc(x))\nout += self.skip(x)\nreturn F.relu(out, inplace=True)", id="residual add and functional relu on a batch-norm output"),
+    pytest.param("h = self.fc(x)\nh = F.dropout(h, 0.1, self.training, inplace=True)\nreturn h", id="functional dropout on a Linear output"),
+    pytest.param("with torch.no_grad():\n    x.clamp_(0, 1)\nreturn self.fc(x)", id="write under torch.no_grad"),
+    pytest.param("with torch.inference_mode():\n    x.mul_(2)\nreturn x", id="write under inference_mode"),
+    pytest.param("x.data.clamp_(0, 1)\nreturn self.fc(x)", id="write through .data"),
+    pytest.param("self.scale.data.fill_(1.0)\nreturn self.fc(x)", id="parameter reset through .data"),
+    pytest.param("buf = torch.zeros(4, 4)\nbuf[0] = 1.0\nbuf.add_(1)\nreturn self.fc(x) + buf", id="fresh tensor filled in place"),
+    pytest.param("y = x.clone()\ny.mul_(2)\nreturn self.fc(y)", id="clone of the input written in place"),
+    pytest.param("x = x.clone()\nx[x < 0] = 0\nreturn self.fc(x)", id="input rebound to its clone first"),
+    pytest.param("s = self.fc(x) @ self.fc(x).t()\ns.masked_fill_(s > 1, 0.0)\nreturn s.softmax(-1)", id="masked_fill_ on raw scores before softmax"),
+    pytest.param("y = x.mul_(self.scale) if self.inplace else x * self.scale\nreturn y", id="in-place chosen by an inplace flag"),
+    pytest.param("h = self.fc(x)\nh = h * 2\nh.add_(1)\nreturn h", id="product by a literal saves nothing of h"),
+    pytest.param("p = torch.sigmoid(self.fc(x))\np = p * 2\np.add_(1)\nreturn p", id="rebinding drops the saved sigmoid output"),
+    pytest.param("n = x.size(0)\nn += 1\nreturn self.fc(x) * n", id="augmented assignment on a Python int"),
+    pytest.param("feats = [self.fc(x)]\nfeats[0] = feats[0] + 1\nreturn feats[0]", id="item assignment on a list"),
+]
+
+
+@pytest.mark.parametrize("body", _noop)
+def test_noop(body):
+    src = _forward(body)
+    result = _run(src)
+    assert result.error is None
+    assert result.findings == ()
+    assert result.fixed.decode() == src
+
+
+_noop_modules = [
+    pytest.param(
+        """\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.fc.weight.mul_(0.1)
+                nn.init.zeros_(self.fc.bias)
+
+            def forward(self, x):
+                return self.fc(x)
+        """,
+        id="in-place writes in __init__",
+    ),
+    pytest.param(
+        """\
+        class Net(nn.Module):
+            def reset_parameters(self):
+                self.w.uniform_(-1, 1)
+
+            def _init_weights(self, m):
+                m.weight.normal_(0, 0.02)
+
+            def forward(self, x):
+                return x @ self.w
+        """,
+        id="in-place writes in reset_parameters and _init_weights",
+    ),
+    pytest.param(
+        """\
+        class Sgd(torch.optim.Optimizer):
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        p.add_(p.grad, alpha=-group["lr"])
+
+        def forward(x):
+            return x
+        """,
+        id="optimizer implementation",
+    ),
+    pytest.param(
+        """\
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.mul_(x)
+
+            @staticmethod
+            def backward(ctx, grad):
+                grad.mul_(2)
+                return grad
+        """,
+        id="autograd.Function forward and backward",
+    ),
+    pytest.param(
+        """\
+        def train(model, opt, x):
+            loss = model(x).sum()
+            loss.backward()
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= 0.1 * p.grad
+            opt.step()
+        """,
+        id="manual parameter update under no_grad",
+    ),
+    pytest.param(
+        """\
+        @torch.no_grad()
+        def ema_update(ema, model):
+            for e, p in zip(ema.parameters(), model.parameters()):
+                e.mul_(0.9).add_(p, alpha=0.1)
+
+        def train(model, ema, x):
+            model(x).sum().backward()
+            ema_update(ema, model)
+        """,
+        id="EMA update decorated with torch.no_grad",
+    ),
+    pytest.param(
+        """\
+        def train(model, opt, x):
+            probs = model(x).softmax(-1)
+            loss = -probs.log().mean()
+            loss.backward()
+            opt.step()
+            probs.mul_(100)
+            return probs
+        """,
+        id="write after backward has consumed the graph",
+    ),
+    pytest.param(
+        """\
+        def normalize(t, mean, std, inplace: bool = False):
+            if not inplace:
+                t = t.clone()
+            t.sub_(mean).div_(std)
+            return t
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return normalize(x, 0.5, 0.2)
+        """,
+        id="function with an inplace parameter",
+    ),
+    pytest.param(
+        """\
+        def helper(x):
+            y = torch.sigmoid(x)
+            y.mul_(2)
+            return y
+        """,
+        id="function not reached from a forward or a training step",
+    ),
+]
+
+
+@pytest.mark.parametrize("src", _noop_modules)
+def test_noop_modules(src):
+    src = HEADER + textwrap.dedent(src)
+    result = _run(src)
+    assert result.error is None
+    assert result.findings == ()
+
+
+# --------------------------------------------------------------------------- docs and table
+
+
+def test_explain_page_has_ruff_sections():
+    doc = get_rule("AF103").documentation()
+    for section in ("## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix safety", "## References"):
+        assert section in doc
+
+
+def test_generated_table_matches_installed_torch():
+    pytest.importorskip("torch")
+    spec = importlib.util.spec_from_file_location("gen_inplace_ops", ROOT / "scripts" / "gen_inplace_ops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected = module.render()
+    current = (ROOT / "autofix" / "analysis" / "inplace_ops.py").read_text(encoding="utf-8")
+    if "from torch " + module.collect()["version"] not in current:
+        pytest.skip("table generated from a different torch version")
+    assert current == expected
+
+
+def test_rule_never_imports_torch():
+    for path in ("autofix/rules/inplace_autograd.py", "autofix/analysis/inplace.py", "autofix/analysis/inplace_ops.py"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(import torch|from torch\b)", text, re.MULTILINE), path
