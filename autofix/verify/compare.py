@@ -151,7 +151,7 @@ class Comparer:
         self.max_abs_diff = max(self.max_abs_diff, diff)
         rtol, atol = tolerance(dtype, self.device, self.rtol, self.atol)
         if not torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
-            return Mismatch(step, name, diff, f"rtol {rtol:g}, atol {atol:g}")
+            return Mismatch(step, name, diff, f"rtol {rtol:g}, atol {atol:g}{_scale_hint(a, b, rtol, atol)}")
         return None
 
     def dicts(self, step: int, a: Dict[str, Any], b: Dict[str, Any]) -> Optional[Mismatch]:
@@ -175,13 +175,34 @@ class Comparer:
         return self.dicts(0, a.totals, b.totals)
 
     def invariant(self, run: Run) -> Optional[Mismatch]:
-        """AF104's invariant: at each step, every gradient is the sum of backward contributions since the previous step."""
+        """AF104's invariant: at each step, every gradient is the sum of backward contributions since the previous step.
+
+        Checked on what the last backward left (gradient clipping and AMP
+        unscaling rescale it in place before ``step()``), plus: the optimizer
+        must not see a zeroed gradient where backward left one.
+        """
         for index, step in enumerate(run.steps):
+            after = step.get("after_backward", step["grads"])
             for name in sorted(step["grads"]):
-                found = self.tensors(index + 1, name, step["grads"][name], step["pending"].get(name))
+                left = after.get(name)
+                found = self.tensors(index + 1, name, left, step["pending"].get(name))
                 if found is not None:
                     return Mismatch(found.step, found.param, found.max_abs_diff, "gradient is not the sum of the backward contributions since the previous step")
+                seen = step["grads"][name]
+                if left is not None and bool(left.ne(0).any()) and (seen is None or not bool(seen.ne(0).any())):
+                    return Mismatch(index + 1, name, float(left.abs().max()), "the optimizer sees a zeroed gradient where backward left one")
         return None
+
+def _scale_hint(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> str:
+    """Name a uniform factor between the runs (a scaled or duplicated loss shows as one)."""
+    a64, b64 = a.double().flatten(), b.double().flatten()
+    norm = float(a64.dot(a64))
+    if norm == 0.0:
+        return ""
+    factor = float(a64.dot(b64)) / norm
+    if torch.allclose(b64, factor * a64, rtol=max(rtol, 1e-5), atol=atol):
+        return f"; the second run's gradient is {factor:.4g} × the first's"
+    return ""
 
 
 def grows(sizes: List[int]) -> bool:

@@ -47,6 +47,7 @@ class Recorder:
         # Contributions since the previous step(); steps in a row count as one,
         # so the sum is cleared lazily by the first backward after a step.
         self._pending: Dict[int, torch.Tensor] = {}
+        self._after: Dict[int, torch.Tensor] = {}
         self._stepped_since_backward = False
         self._created: List["weakref.ref[torch.nn.Module]"] = []
         self._optimizers: List["weakref.ref[torch.optim.Optimizer]"] = []
@@ -137,6 +138,7 @@ class Recorder:
         result = self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
         if self._stepped_since_backward:
             self._pending.clear()
+            self._after.clear()
             self._stepped_since_backward = False
         for leaf in leaves:
             if leaf.grad is None:
@@ -146,6 +148,8 @@ class Recorder:
             contribution = grad.clone() if previous is None or previous.shape != grad.shape else grad - previous
             key = id(leaf)
             self._pending[key] = self._pending[key] + contribution if key in self._pending else contribution
+            # What backward left behind; clipping or AMP unscaling may rescale it before step().
+            self._after[key] = grad.clone()
             name = self.name(leaf)
             cpu = contribution.to("cpu")
             self.totals[name] = self.totals[name] + cpu if name in self.totals else cpu.clone()
@@ -168,13 +172,16 @@ class Recorder:
             return
         grads: Dict[str, Optional[torch.Tensor]] = {}
         pending: Dict[str, Optional[torch.Tensor]] = {}
+        after: Dict[str, Optional[torch.Tensor]] = {}
         for group in optimizer.param_groups:
             for param in group["params"]:
                 name = self.name(param)
                 grads[name] = None if param.grad is None else param.grad.detach().to("cpu", copy=True)
                 since = self._pending.get(id(param))
                 pending[name] = None if since is None else since.to("cpu", copy=True)
-        self.steps.append({"optimizer": index, "grads": grads, "pending": pending})
+                left = self._after.get(id(param))
+                after[name] = None if left is None else left.to("cpu", copy=True)
+        self.steps.append({"optimizer": index, "grads": grads, "pending": pending, "after_backward": after})
 
     def _on_step_post(self, optimizer, args, kwargs):
         self.step_count += 1
