@@ -387,13 +387,23 @@ def linear_block(context: RuleContext, body) -> List[Line]:
     """Statements of ``body`` in order, ``with`` bodies (not ``no_grad``) flattened in."""
     out: List[Line] = []
     for stmt in body:
-        if isinstance(stmt, cst.With) and not any(disables_grad(context, i.item) for i in stmt.items):
+        if isinstance(stmt, cst.With) and not any(disables_grad(context, i.item) or _catches(i.item) for i in stmt.items):
             out.extend(linear_block(context, _block_body(stmt.body)))
         elif isinstance(stmt, cst.SimpleStatementLine):
             out.extend(Line(stmt, small) for small in stmt.body)
         else:
             out.append(Line(stmt))
     return out
+
+
+_CATCHING = re.compile(r"raises|assert|suppress|warns|expect", re.IGNORECASE)
+
+
+def _catches(item: cst.BaseExpression) -> bool:
+    """``with pytest.raises(...)``/``self.assertRaises(...)``: the body may stop early on purpose."""
+    func = item.func if isinstance(item, cst.Call) else item
+    name = dotted_name(func) or ""
+    return bool(_CATCHING.search(name.rsplit(".", 1)[-1]))
 
 
 def expr_call(line: Line) -> Optional[cst.Call]:

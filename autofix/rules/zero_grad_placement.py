@@ -90,8 +90,12 @@ class ZeroGradPlacement(Rule):
     code means to do, but it changes the numbers on purpose: the verifier checks
     that every `step()` then sees exactly the gradients accumulated since the
     previous one. Inserting a missing `zero_grad()` is unsafe: someone may
-    accumulate on purpose across steps. Optimizers are recognised by
-    construction (`torch.optim.*`), by use and, as a last resort, by name.
+    accumulate on purpose across steps, or zero the gradients somewhere this
+    file does not show; it is only reported for an optimizer constructed in the
+    file (`torch.optim.*`, resolved through imports) when the file zeroes no
+    gradients anywhere. A misplaced `zero_grad()` is matched to its `step()`
+    by the receiver, by the model the optimizer was built from, or, when the
+    file steps a single optimizer, by being the only candidate.
 
     ## References
     - [`torch.optim.Optimizer.zero_grad`](https://pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html)
