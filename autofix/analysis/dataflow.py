@@ -286,12 +286,7 @@ def _detaches(expr: cst.BaseExpression, self_name: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
+_walk = loops.walk
 
 
 # --------------------------------------------------------------------------- events
@@ -543,7 +538,7 @@ class GraphFlow:
             for name, _ in loops.target_names(small.target):
                 state.pop(name, None)
             return state
-        for child in small.children:
+        for child in loops.children(small):
             if isinstance(child, cst.BaseExpression):
                 self._expr(child, state)
         return state
@@ -691,7 +686,7 @@ class GraphFlow:
             return self._call(node, state)
         if isinstance(node, (cst.Comparison, cst.FormattedString, cst.SimpleString, cst.ConcatenatedString,
                              cst.Integer, cst.Float, cst.Imaginary, cst.Lambda, cst.Ellipsis)):
-            for child in node.children:
+            for child in loops.children(node):
                 if isinstance(child, (cst.BaseExpression, cst.ComparisonTarget, cst.FormattedStringExpression)):
                     self._scan(child, state)
             return CLEAN
@@ -735,11 +730,11 @@ class GraphFlow:
             if isinstance(node, cst.Yield):
                 self.escaped.update(value.labels)
             return value
-        return _join_all(self._expr(c, state) for c in node.children if isinstance(c, cst.BaseExpression))
+        return _join_all(self._expr(c, state) for c in loops.children(node) if isinstance(c, cst.BaseExpression))
 
     def _scan(self, node: cst.CSTNode, state: State) -> None:
         """Evaluate sub-expressions for their side effects (backward calls) only."""
-        for child in [node] if isinstance(node, cst.BaseExpression) else node.children:
+        for child in [node] if isinstance(node, cst.BaseExpression) else loops.children(node):
             if isinstance(child, cst.BaseExpression):
                 self._expr(child, state)
             else:

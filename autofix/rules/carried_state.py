@@ -6,6 +6,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis import loops
+from autofix.analysis.loops import children
 from autofix.analysis.dataflow import GRAPH, GraphFlow, ModuleFacts, graph_flows, module_facts, nn_kind_of
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
@@ -190,7 +191,7 @@ def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
         current = stack.pop()
         if current is inner and current is not outer:
             return True
-        stack.extend(current.children)
+        stack.extend(children(current))
     return False
 
 
@@ -283,7 +284,7 @@ def _maybe_none_names(module: cst.Module) -> Set[str]:
     stack: List[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        stack.extend(node.children)
+        stack.extend(children(node))
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and isinstance(node.value, cst.Name) and node.value.value == "None":
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             for target in targets:
@@ -306,5 +307,5 @@ def _all_names(module: cst.Module) -> Set[str]:
         node = stack.pop()
         if isinstance(node, cst.Name):
             found.add(node.value)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return found

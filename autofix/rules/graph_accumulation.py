@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
-from autofix.analysis.loops import iter_reads, target_names
+from autofix.analysis.loops import children, iter_reads, target_names
 from autofix.analysis.names import dotted_name
 from autofix.rule import Fix, Replace, Rule
 from autofix.types import Expectation
@@ -189,7 +189,7 @@ def _small_statement(line: cst.CSTNode, value: cst.CSTNode) -> Optional[cst.CSTN
             node = stack.pop()
             if node is value:
                 return small
-            stack.extend(node.children)
+            stack.extend(children(node))
     return None
 
 
@@ -198,7 +198,7 @@ def _walk(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _is_scalar(flow: GraphFlow, value: cst.BaseExpression) -> bool:
