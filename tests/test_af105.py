@@ -113,6 +113,19 @@ _fixes = [
     ),
     pytest.param(
         """
+        def fit(net, batches, optimizer, history):
+            for x, y in batches:
+                optimizer.zero_grad()
+                loss = nn.functional.mse_loss(net(x), y)
+                loss.backward()
+                optimizer.step()
+                history.append(loss)
+        """,
+        ["        history.append(loss.detach())\n"],
+        id="list owned by the caller keeps tensors",
+    ),
+    pytest.param(
+        """
         predictions = []
         for x, y in loader:
             opt.zero_grad()

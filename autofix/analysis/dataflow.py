@@ -353,6 +353,8 @@ class GraphFlow:
         #: labels flowing out of the scope: returned, yielded, stored on objects, passed to unknown calls
         self.escaped: Set[Label] = set()
         self.none_names: Set[str] = set()
+        #: the scope's parameters: objects the caller shares with it
+        self.params: Set[str] = set()
         self._loops: List[cst.CSTNode] = []
         self._continues: List[List[State]] = []
         self._nograd = 0
@@ -365,6 +367,7 @@ class GraphFlow:
         state: State = {}
         if isinstance(self.scope, cst.FunctionDef):
             for param in _params(self.scope):
+                self.params.add(param.name.value)
                 state[param.name.value] = Val(GRAPH) if param.name.value in self._backward_names else CLEAN
                 if isinstance(param.default, cst.Name) and param.default.value == "None":
                     self.none_names.add(param.name.value)

@@ -112,7 +112,7 @@ class GraphAccumulation(Rule):
         # Summing losses for one backward (or autograd.grad) is the point of the total.
         if any(label in b.value.labels for b in flow.backwards.values()):
             return
-        escapes = label in flow.escaped or "." in acc.target
+        escapes = _escapes(flow, acc)
         if escapes and not self._graph_freed(training, acc):
             return
         self._report(flow, acc)
@@ -163,7 +163,7 @@ class GraphAccumulation(Rule):
 
     def _cure(self, flow: GraphFlow, acc: Accumulation) -> Optional[str]:
         # A total that leaves the function keeps its type: callers may use it as a tensor.
-        if ("acc", acc.target) in flow.escaped or "." in acc.target:
+        if _escapes(flow, acc):
             return "detach"
         if _is_scalar(flow, acc.value_node) and self._used_as_number(flow, acc):
             return "item"
@@ -180,6 +180,13 @@ class GraphAccumulation(Rule):
         if acc.kind == "append":
             return _only_number_consumers(scope, acc.target, statements)
         return False
+
+
+def _escapes(flow: GraphFlow, acc: Accumulation) -> bool:
+    """The total is visible outside the function: returned, passed on, an attribute or a parameter."""
+    if ("acc", acc.target) in flow.escaped or "." in acc.target:
+        return True
+    return acc.target in flow.params
 
 
 def _small_statement(line: cst.CSTNode, value: cst.CSTNode) -> Optional[cst.CSTNode]:
