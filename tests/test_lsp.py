@@ -542,3 +542,26 @@ def test_per_unit_lint_matches_the_whole_file_lint_and_follows_moved_lines() -> 
     full, per_unit, views = _lint_both(edited)
     assert per_unit(linter) == full
     assert len(views) == 1 and "def helper" in views[0] and "def train_step" not in views[0]
+
+
+def test_respan_after_an_edit_agrees_with_a_full_parse() -> None:
+    import random
+
+    from autofix.lsp.incremental import IncrementalLinter, respan, units
+
+    text = (DOUBLE_BACKWARD + "\n\n" + CROSS_FUNCTION.split("\n\n\n", 1)[1]) * 3
+    pieces = ["x", "\n", "\n    y = 1\n", "def", "(", ")", "  # c", '"""', "\\\n", "\r\n", "\t", "class A:\n    pass\n", ""]
+    rng = random.Random(7)
+    answered = 0
+    for _ in range(300):
+        linter = IncrementalLinter()
+        assert linter.segment(text) == units(text)
+        i = rng.randrange(len(text))
+        j = min(len(text), i + rng.choice([0, 0, 1, 3, 20]))
+        new = text[:i] + rng.choice(pieces) + text[j:]
+        _, _, starts, spans = linter._last
+        got = respan(text, starts, spans, new)
+        if got is not None:
+            answered += 1
+            assert got == units(new), (i, j)
+    assert answered > 30  # the shortcut is taken for ordinary edits

@@ -53,6 +53,75 @@ def units(text: str) -> Optional[List[Tuple[int, int]]]:
     return spans
 
 
+def _line_of(text: str, offset: int) -> int:
+    """0-based line holding ``offset`` (Python's line ends, counted in C)."""
+    return text.count("\n", 0, offset) + text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # binary search on C-speed slice comparisons
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def respan(
+    old: str, old_starts: List[int], old_spans: List[Tuple[int, int]], new: str
+) -> Optional[List[Tuple[int, int]]]:
+    """The :func:`units` of ``new`` when it differs from ``old`` inside one unit, else ``None``.
+
+    ``old_starts`` holds the offset of each line of ``old`` and, last, ``len(old)``.
+    Parsing only the edited unit saves an :func:`ast.parse` of the whole
+    buffer per keystroke. The edited text must still parse as exactly one
+    ``def``/``class`` filling its lines; anything else (a new top-level
+    statement, an edit across units, a broken unit) returns ``None``.
+    """
+    if old == new:
+        return list(old_spans)
+    prefix = _common_prefix(old, new)
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - prefix)
+    changed_end = len(old) - suffix
+    for index, (start, end) in enumerate(old_spans):
+        first, after = old_starts[start], old_starts[end]
+        # The edit lies inside the unit, short of its final line end.
+        if not (first <= prefix and changed_end <= after - 1):
+            continue
+        delta = len(new) - len(old)
+        body = new[first : after + delta]
+        try:
+            tree = ast.parse(body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        node = tree.body[0]
+        lines = _line_of(body, len(body))
+        if min([node.lineno, *(d.lineno for d in node.decorator_list)]) != 1 or node.end_lineno != lines:
+            return None
+        shift = lines - (end - start)
+        return [
+            *old_spans[:index],
+            (start, start + lines),
+            *((s + shift, e + shift) for s, e in old_spans[index + 1 :]),
+        ]
+    return None
+
+
 def _remap(diagnostic: types.Diagnostic, line_map: List[int]) -> types.Diagnostic:
     """A diagnostic of a compact view, moved to the lines of the real buffer."""
 
@@ -118,6 +187,22 @@ class IncrementalLinter:
     def __init__(self) -> None:
         self._units: Dict[Any, _Lint] = {}
         self._context: Dict[Any, _Lint] = {}
+        #: The last segmented text: (text, its lines, line start offsets, unit spans).
+        self._last: Optional[Tuple[str, List[str], List[int], List[Tuple[int, int]]]] = None
+
+    def segment(self, text: str) -> Optional[List[Tuple[int, int]]]:
+        """:func:`units` of ``text``, re-parsing only the edited unit when it can."""
+        lines = split_lines(text)
+        spans = respan(self._last[0], self._last[2], self._last[3], text) if self._last else None
+        if spans is None:
+            spans = units(text)
+        if spans is None:
+            return None
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        self._last = (text, lines, starts, spans)
+        return spans
 
     def lint(
         self,
@@ -136,7 +221,7 @@ class IncrementalLinter:
         """
         if len(spans) < 2:
             return None
-        lines = split_lines(text)
+        lines = self._last[1] if self._last and self._last[0] is text else split_lines(text)
         in_unit = frozenset(i for start, end in spans for i in range(start, end))
         context = [i for i in range(len(lines)) if i not in in_unit]
         # What a unit sees of the module: its code lines, not where they sit.

@@ -29,7 +29,7 @@ import autofix
 from autofix import api, engine
 from autofix.lsp import options as lsp_options
 from autofix.lsp.convert import Document
-from autofix.lsp.incremental import IncrementalLinter, units
+from autofix.lsp.incremental import IncrementalLinter
 from autofix.types import Applicability, FileResult, Options
 
 logger = logging.getLogger("autofix.lsp")
@@ -168,11 +168,11 @@ class AutofixLanguageServer(LanguageServer):
         options = self.options_for(path)
         lint_options = replace(options, fix=False)
         encoding = self.position_encoding
-        spans = units(text)
+        linter = self.incremental.setdefault(uri, IncrementalLinter())
+        spans = linter.segment(text)
         if spans is None:
             # Mid-typing syntax errors are normal: publish nothing, say nothing.
             return Linted(uri, version, text, path, options, [], encoding, True)
-        linter = self.incremental.setdefault(uri, IncrementalLinter())
         diagnostics = linter.lint(
             text,
             spans,
