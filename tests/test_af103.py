@@ -215,6 +215,22 @@ def test_reported_without_fix(body, word):
     assert not result.changed
 
 
+def test_training_step_write_before_backward_is_reported():
+    src = HEADER + textwrap.dedent(
+        """\
+        def train(model, opt, x):
+            model.train()
+            out = model(x)
+            pred = out.sigmoid()
+            pred[pred > 0.5] = 1.0
+            pred.sum().backward()
+            opt.step()
+        """
+    )
+    result = _run(src)
+    assert [(f.line, f.fix is not None) for f in result.findings] == [(10, True)]
+
+
 def test_helper_writing_its_argument_is_reported_at_the_call():
     src = HEADER + textwrap.dedent(
         """\
@@ -362,6 +378,18 @@ _noop_modules = [
             return probs
         """,
         id="write after backward has consumed the graph",
+    ),
+    pytest.param(
+        """\
+        def train(model, opt, x):
+            out = model(x)
+            out.sum().backward()
+            opt.step()
+            pred = out.sigmoid()
+            pred[pred > 0.5] = 1.0
+            return pred
+        """,
+        id="metrics thresholded in place after the last backward of the step",
     ),
     pytest.param(
         """\

@@ -212,6 +212,7 @@ class _Analysis:
     def __init__(self, context: RuleContext) -> None:
         self.context = context
         self.module = context.module
+        self.torch = torch_alias(self.module)
         self.disabled = grad_disabled_nodes(context)
         self.functions: Dict[str, cst.FunctionDef] = {}
         self.methods: Dict[Tuple[cst.ClassDef, str], cst.FunctionDef] = {}
@@ -400,6 +401,7 @@ class _Walker:
         self.skip_names: Set[str] = set()
         self.param_writes: Set[str] = set()
         self.grad_callees: Set[cst.FunctionDef] = set()
+        self.backward_units: List[int] = []
 
     def _key(self, dotted: Optional[str]) -> Optional[str]:
         if dotted is not None and dotted.startswith("self.") and self.scope.cls is not None:
@@ -421,6 +423,9 @@ class _Walker:
             body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else [node.body]
         for stmt in body:
             self._flatten(stmt, quiet=False)
+        self.backward_units = [
+            i for i, u in enumerate(self.units) if not isinstance(u.node, (cst.For, cst.With)) and self._backward_in(u.node)
+        ]
         for index, unit in enumerate(self.units):
             self._step(index, unit)
         return self.events
@@ -503,10 +508,19 @@ class _Walker:
             self._record_saves(node)
             for call in _calls(node):
                 callee = self._callee(call)
-                if callee is not None and any(self._grad(a.value) for a in call.args):
+                if callee is not None and self._backward_follows(index) and any(self._grad(a.value) for a in call.args):
                     self.grad_callees.add(callee)
         self._record_escapes(node)
         self._bind(node)
+
+    def _backward_follows(self, index: int) -> bool:
+        """Can a backward() still traverse what unit ``index`` does?
+
+        In a forward or its helpers backward runs later, elsewhere. In a training
+        step it must come later in the step: metrics computed after
+        ``loss.backward()`` build graphs nobody back-propagates.
+        """
+        return not self.backward_units or self.backward_units[-1] > index
 
     def _backward_in(self, node: cst.CSTNode) -> bool:
         return any(is_backward_call(self.a.context, call) for call in _calls(node))
@@ -596,7 +610,7 @@ class _Walker:
         return None
 
     def _is_module_name(self, name: str) -> bool:
-        return name in ("torch", "F", "nn", "np", "math") or name == torch_alias(self.a.module)
+        return name in ("torch", "F", "nn", "np", "math") or name == self.a.torch
 
     def _torch_name(self, func: cst.BaseExpression) -> Optional[str]:
         for name in qualified_names(self.a.context, func):
@@ -629,7 +643,7 @@ class _Walker:
         reason = detail = None
         if binding.kind == "leaf" or _reads_grad_of(op, target):
             reason, detail = "leaf", "it is a leaf tensor that requires grad"
-        elif binding.saved and binding.grad:
+        elif binding.saved and binding.grad and self._backward_follows(index):
             reason, detail = "saved", f"autograd saved it as {binding.saved} for backward"
         elif binding.kind == "param":
             reason, detail = "argument", "it is an argument: the caller's tensor changes too"
@@ -638,7 +652,7 @@ class _Walker:
             if base is not None and base.ident not in self.reported:
                 if base.kind == "param":
                     reason, detail = "view", f"it is a view of the argument `{binding.via}`: the caller's tensor changes too"
-                elif base.saved and base.grad:
+                elif base.saved and base.grad and self._backward_follows(index):
                     reason, detail = "view", f"it is a view of `{binding.via}`, which autograd saved as {base.saved}"
                 elif base.kind == "leaf":
                     reason, detail = "view", f"it is a view of the leaf tensor `{binding.via}`"
@@ -941,8 +955,8 @@ class _Walker:
                     return _Binding("value", False, arg_grad, fresh_id)
                 return _Binding("value", True, True, fresh_id)  # a submodule: its output requires grad
             receiver = self._value(func.value) if not isinstance(func.value, cst.Name) else self.state.get(func.value.value)
-            if receiver is None or not receiver.tensor:
-                return _Binding("value", False, False, fresh_id)
+            if receiver is None or not (receiver.tensor or receiver.grad):
+                return _Binding("value", False, False, fresh_id)  # requiring grad implies a tensor
             if name in NON_TENSOR_METHODS:
                 return _Binding("value", False, False, fresh_id)
             if name in FRESH_METHODS:
@@ -1092,10 +1106,13 @@ def _loads(node: cst.CSTNode) -> Set[str]:
         skip.update(t.target for t in node.targets if isinstance(t.target, (cst.Name, cst.Tuple, cst.List)))
     elif isinstance(node, cst.AnnAssign):
         skip.update((node.target, node.annotation))
-    elif isinstance(node, cst.For):
-        node = node.iter
+    roots: List[cst.CSTNode] = [node]
+    if isinstance(node, cst.For):
+        roots = [node.iter]
+    elif isinstance(node, cst.With):
+        roots = [item.item for item in node.items]  # the body is walked unit by unit
     names: Set[str] = set()
-    stack = [node]
+    stack = roots
     while stack:
         current = stack.pop()
         if current in skip:

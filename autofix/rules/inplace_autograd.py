@@ -268,6 +268,8 @@ def _describe(event: InplaceEvent) -> str:
     if event.form == "setitem":
         return "indexed assignment"
     assert isinstance(node, cst.Call)
+    while event.form == "method" and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call):
+        node = node.func.value  # name the first write of a chain x.mul_(a).add_(b)
     func = node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "?")
     if event.form == "functional":
