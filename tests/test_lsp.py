@@ -359,6 +359,23 @@ async def test_configuration_and_unsaved_buffers(tmp_path: Path) -> None:
             )
         )
         assert [d.code for d in await published(client, untitled, 1)] == ["AF101"]
+        # per-file-ignores globs are relative to the pyproject.toml, as for the CLI.
+        other = tmp_path / "other"
+        (other / "legacy").mkdir(parents=True)
+        (other / "pyproject.toml").write_text('[tool.autofix.per-file-ignores]\n"legacy/*.py" = ["AF101"]\n')
+        legacy = open_doc(client, other / "legacy" / "old.py", DOUBLE_BACKWARD)
+        fresh = open_doc(client, other / "new.py", DOUBLE_BACKWARD)
+        assert await published(client, legacy, 1) == []
+        assert [d.code for d in await published(client, fresh, 1)] == ["AF101"]
+        # A broken configuration: one warning, then the defaults.
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "pyproject.toml").write_text("[tool.autofix]\nselct = ['AF101']\n")
+        for n in range(2):
+            uri = open_doc(client, broken / f"t{n}.py", DOUBLE_BACKWARD)
+            assert [d.code for d in await published(client, uri, 1)] == ["AF101"]
+        (warning,) = client.messages
+        assert warning.type == types.MessageType.Warning and "selct" in warning.message
         # Closing a document clears its diagnostics.
         client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=elsewhere)))
         for _ in range(500):
