@@ -582,3 +582,36 @@ def test_respan_after_an_edit_agrees_with_a_full_parse() -> None:
             answered += 1
             assert got == units(new), (i, j)
     assert answered > 30  # the shortcut is taken for ordinary edits
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        pytest.param("    loss.backward()", "    loss.backward()  # autofix: ignore[AF101]", id="new comment"),
+        pytest.param("    loss.backward()  # noqa", "    loss.backward()  # noqa  # autofix: ignore[AF101]", id="after another comment"),
+        pytest.param(
+            "    loss.backward()  # autofix: ignore[AF104]",
+            "    loss.backward()  # autofix: ignore[AF104, AF101]",
+            id="extends an existing suppression",
+        ),
+        pytest.param("    loss.backward()  # autofix: ignore", None, id="already suppressed for every code"),
+    ],
+)
+def test_suppression_comment(line: str, expected: Optional[str]) -> None:
+    from autofix.lsp.server import suppressed_line
+
+    assert suppressed_line(line, "AF101") == expected
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        pytest.param('x = """start\nloss.backward()\n"""\n', 0, id="line ends inside a string"),
+        pytest.param("total = a + \\\n    b\n", 0, id="line ends with a backslash"),
+    ],
+)
+def test_no_suppression_where_a_comment_cannot_go(text: str, line: int) -> None:
+    from autofix.lsp.server import _comment_survives, suppressed_line
+
+    document = convert.Document(text, "utf-16")
+    assert not _comment_survives(document, line, suppressed_line(document.lines[line], "AF101"))

@@ -395,6 +395,8 @@ def suppressed_line(line: str, code: str) -> Optional[str]:
 
 def _comment_survives(document: Document, line: int, new_line: str) -> bool:
     """Whether the suppression is a real comment there (not inside a string, not after ``\\``)."""
+    if document.lines[line].rstrip().endswith("\\"):
+        return False  # nothing may follow a line continuation
     lines = list(document.lines)
     lines[line] = new_line
     text = "\n".join(lines)
