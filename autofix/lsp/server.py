@@ -77,6 +77,7 @@ class AutofixLanguageServer(LanguageServer):
         self.reported: set = set()
         self.incremental: Dict[str, IncrementalLinter] = {}
         self.exact_pending: Dict[str, "asyncio.Task[None]"] = {}
+        self.event_loop: Optional[asyncio.AbstractEventLoop] = None
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls's default pops up window/showMessage for every error; a
@@ -99,9 +100,9 @@ class AutofixLanguageServer(LanguageServer):
             previous.cancel()
         self.pending[uri] = asyncio.ensure_future(self._lint_and_publish(uri, delay, exact))
 
-        exact = self.exact_pending.pop(uri, None)
-        if exact is not None:
-            exact.cancel()  # kills its process: the text it was checking is gone
+        checking = self.exact_pending.pop(uri, None)
+        if checking is not None:
+            checking.cancel()  # kills its process: the text it was checking is gone
 
     async def _lint_and_publish(self, uri: str, delay: float, exact: bool) -> None:
         try:
@@ -153,7 +154,7 @@ class AutofixLanguageServer(LanguageServer):
         cached = self.linted.get(uri)
         if cached is not None and cached.version == version and cached.text == text:
             return cached
-        loop = asyncio.get_running_loop()
+        loop = self.event_loop = asyncio.get_running_loop()
         linted = await loop.run_in_executor(
             self.executor, self._lint_sync, uri, text, version, document.path
         )
@@ -200,7 +201,9 @@ class AutofixLanguageServer(LanguageServer):
             message = f"autofix: ignoring configuration: {exc}"
             if message not in self.reported:
                 self.reported.add(message)
-                self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+                params = types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+                # Called from the lint thread: only the event loop may write to the client.
+                self.event_loop.call_soon_threadsafe(self.window_show_message, params)
             return Options()
 
     def forget(self, uri: str) -> None:
