@@ -6,14 +6,17 @@ edits touch one function, so the module is cut at its top-level ``def`` and
 ``class`` statements ("units"; found with :mod:`ast`, which is C-fast). Each
 unit is linted inside a *view* of the module: the module-level code (imports,
 globals: the "context") and the unit itself, in their order, every other unit
-left out; positions map back to the buffer line by line (columns are equal). Results are cached by the unit's text and the
-context's code, so an edit re-lints one unit (plus the context when it
-changed), and unchanged units are shifted to their new lines.
+left out; positions map back to the buffer line by line (columns are equal).
+Results are cached by the unit's text and the context's code, so an edit
+re-lints one unit (plus the context when it changed), and unchanged units
+are shifted to their new lines. An edit to the context's code (an import, a
+global) re-lints every unit: it may change what each of them means.
 
-This is an approximation: rules also use module-wide facts (an optimizer
-built in one function and stepped in another), which a view cannot see. The
-server therefore follows every fast lint with an exact full lint once the
-buffer has been idle for a moment, and that result wins (:mod:`server`).
+This is an approximation: rules also use module-wide facts (``zero_grad()``
+called in one function for an optimizer stepped in another), which a view
+cannot see. The server therefore follows a per-unit lint with an exact
+whole-file lint on open, on save and once typing pauses, and that result
+wins (:mod:`autofix.lsp.server`).
 """
 
 from __future__ import annotations
@@ -215,9 +218,10 @@ class IncrementalLinter:
     ) -> Optional[List[types.Diagnostic]]:
         """Diagnostics for ``text`` from per-unit lints; ``None``: lint the whole file instead.
 
-        ``spans`` are the text's :func:`units`; ``key`` says what else the results depend on (path, options);
-        ``encoding`` is the LSP position encoding; ``run`` lints a view's
-        text; ``render`` turns a finding into a diagnostic against a document.
+        ``spans`` are the text's :func:`units`; ``key`` says what else the
+        results depend on (path, options); ``encoding`` is the LSP position
+        encoding; ``run`` lints a view's text; ``render`` turns a finding into
+        a diagnostic against a document.
         """
         if len(spans) < 2:
             return None
@@ -226,7 +230,7 @@ class IncrementalLinter:
         context = [i for i in range(len(lines)) if i not in in_unit]
         # What a unit sees of the module: its code lines, not where they sit.
         signature = tuple(
-            lines[i].strip() for i in context if lines[i].strip() and not lines[i].lstrip().startswith("#")
+            lines[i].rstrip("\r\n") for i in context if lines[i].strip() and not lines[i].lstrip().startswith("#")
         )
         units_cache: Dict[Any, _Lint] = {}
         context_cache: Dict[Any, _Lint] = {}
