@@ -686,3 +686,17 @@ def test_verification_shows_progress_on_a_terminal(demo, fake_verify, monkeypatc
     monkeypatch.setattr(cli_module, "_isatty", lambda stream: True)
     assert "Verifying" in run("--diff", "--verify", "a.py").stderr
     assert "Verifying" not in run("--diff", "--verify", "--quiet", "a.py").stderr
+
+
+def test_the_cli_never_imports_torch_or_the_verifier(tmp_path):
+    write(tmp_path / "t.py", TWO_HEADS)
+    code = (
+        "import sys\n"
+        "from autofix.cli import main\n"
+        "for args in (['--diff', 't.py'], ['--format', 'sarif', 't.py'], ['--list-rules']):\n"
+        "    main(args)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'torch' or m.startswith('autofix.verify'))\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "HEAVY []" in proc.stderr, proc.stderr
