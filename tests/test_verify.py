@@ -150,6 +150,14 @@ def test_max_steps_stops_a_run_cleanly(tmp_path):
     assert (result.verdict, result.steps_compared) == ("identical", 4)
 
 
+def test_recording_is_bounded_by_bytes_but_the_run_goes_on(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN.format(extra=""))
+    settings = VerifySettings(device="cpu", record_bytes=1)
+    result = verify_file(script.read_bytes(), script.read_bytes(), str(script), (), settings)
+    assert (result.verdict, result.steps_compared) == ("identical", 1), result.detail
+
+
 def test_timeout_kills_the_whole_process_group(tmp_path):
     pid_file = tmp_path / "child.pid"
     script = tmp_path / "spawns.py"

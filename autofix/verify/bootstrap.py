@@ -56,6 +56,7 @@ def prepare(config: Dict[str, Any]):
         record_steps=int(config.get("record_steps", 100)),
         retain_graph=bool(config.get("retain_graph", False)),
         live_graph_steps=int(config.get("live_graph_steps", 10)),
+        record_bytes=int(config.get("record_bytes", 256 << 20)),
     )
     recorder.install()
     return recorder

@@ -43,6 +43,8 @@ class Run:
     device: str = "cpu"
     output: str = ""
     seconds: float = 0.0
+    #: Optimizer steps the run made (``steps`` holds only the recorded ones).
+    step_count: int = 0
 
     @property
     def completed(self) -> bool:
@@ -101,6 +103,7 @@ def load_run(outcome: RunOutcome, label: str, command_mode: bool = False) -> Run
         record["device"],
         output,
         outcome.seconds,
+        record["step_count"],
     )
 
 

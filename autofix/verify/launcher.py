@@ -154,7 +154,7 @@ def _use_zygote() -> bool:
     return hasattr(os, "fork") and sys.platform.startswith("linux") and os.environ.get(ZYGOTE_ENV, "1") != "0"
 
 
-def run_script(config: Dict[str, Any], workdir: str, timeout: float) -> RunOutcome:
+def run_script(config: Dict[str, Any], workdir: str, timeout: float, fork: bool = True) -> RunOutcome:
     """Run one script under the bootstrap in ``workdir``; never raises for the script's failures."""
     config_path = os.path.join(workdir, "autofix-run.json")
     output_path = os.path.join(workdir, "autofix-run.log")
@@ -162,7 +162,7 @@ def run_script(config: Dict[str, Any], workdir: str, timeout: float) -> RunOutco
         json.dump(config, handle)
     started = time.monotonic()
     returncode = None
-    if _use_zygote():
+    if fork and _use_zygote():
         try:
             returncode, timed_out = _zygote.run(config_path, workdir, output_path, timeout)
         except (EOFError, RuntimeError, OSError, ValueError):

@@ -30,12 +30,15 @@ class Recorder:
         record_steps: int,
         retain_graph: bool,
         live_graph_steps: int,
+        record_bytes: int = 256 << 20,
     ) -> None:
         self.record_path = record_path
         self.max_steps = max_steps
         self.record_steps = record_steps
         self.retain_graph = retain_graph
         self.live_graph_steps = live_graph_steps
+        self.record_bytes = record_bytes
+        self.recorded_bytes = 0
         self.pid = os.getpid()
         self.backwards: List[Dict[str, Any]] = []
         self.steps: List[Dict[str, Any]] = []
@@ -83,7 +86,13 @@ class Recorder:
 
     @property
     def recording(self) -> bool:
-        return self.step_count < self.record_steps
+        # Bounded three ways: steps, backward calls (a loop without an optimizer
+        # never steps) and bytes of recorded gradients (a large model).
+        return (
+            self.step_count < self.record_steps
+            and self.backward_count < 20 * self.record_steps
+            and (self.recorded_bytes < self.record_bytes or not self.steps)
+        )
 
     # ------------------------------------------------------------------ naming
 
@@ -182,6 +191,8 @@ class Recorder:
                 left = self._after.get(id(param))
                 after[name] = None if left is None else left.to("cpu", copy=True)
         self.steps.append({"optimizer": index, "grads": grads, "pending": pending, "after_backward": after})
+        for table in (grads, pending, after):
+            self.recorded_bytes += sum(t.numel() * t.element_size() for t in table.values() if t is not None)
 
     def _on_step_post(self, optimizer, args, kwargs):
         self.step_count += 1

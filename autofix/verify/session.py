@@ -31,6 +31,13 @@ def expectations(codes: Iterable[str]) -> Set[Expectation]:
     return found
 
 
+def _may_fork(device: str) -> bool:
+    """Whether runs may fork from the warm helper: CPU only (CUDA cannot cross a fork safely)."""
+    import torch
+
+    return device == "cpu" or (device == "auto" and not torch.cuda.is_available())
+
+
 def _config(settings: VerifySettings, record: str, retain_graph: bool) -> Dict:
     return {
         "record": record,
@@ -38,6 +45,7 @@ def _config(settings: VerifySettings, record: str, retain_graph: bool) -> Dict:
         "max_steps": settings.max_steps,
         "record_steps": settings.record_steps,
         "live_graph_steps": settings.live_graph_steps,
+        "record_bytes": settings.record_bytes,
         "retain_graph": retain_graph,
         "seed": settings.seed,
     }
@@ -75,6 +83,7 @@ def _with_report(verification: Verification, original: Run, patched: Run) -> Ver
 
 def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
     name = os.path.basename(path) or "script.py"
+    fork = _may_fork(settings.device)
     folder = os.path.dirname(os.path.abspath(path))
     with tempfile.TemporaryDirectory(prefix="autofix-verify-") as tmp:
 
@@ -86,7 +95,8 @@ def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple
                 handle.write(patched if label.startswith("patched") else original)
             config = _config(settings, os.path.join(workdir, "record.pt"), retain_graph)
             config.update(script=script, args=[], extra_path=[folder])
-            return load_run(launcher.run_script(config, workdir, settings.timeout), label.split("-again")[0])
+            outcome = launcher.run_script(config, workdir, settings.timeout, fork=fork)
+            return load_run(outcome, label.split("-again")[0])
 
         return _judge(runner, tuple(applied_codes), settings)
 

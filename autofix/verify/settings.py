@@ -19,6 +19,8 @@ class VerifySettings:
     atol: Optional[float] = None
     #: Gradients are recorded for this many optimizer steps; later steps run unrecorded.
     record_steps: int = 100
+    #: ... and until the recorded gradients take this many bytes (at least one step is kept).
+    record_bytes: int = 256 << 20
     #: The live autograd graph is measured after this many first steps (a gc walk each).
     live_graph_steps: int = 10
     seed: int = 0

@@ -115,8 +115,8 @@ class _Judge:
             # gradients differ by design (the fix truncates that history).
             count = min(count, growth_start(original))
         mismatch = self.compare(baseline, count)
-        if mismatch is None and baseline is reference and len(patched.steps) != len(reference.steps):
-            mismatch = Mismatch(count + 1, "-", float("inf"), f"the reference made {len(reference.steps)} steps, the patched run {len(patched.steps)}")
+        if mismatch is None and baseline is reference and patched.step_count != reference.step_count:
+            mismatch = Mismatch(count + 1, "-", float("inf"), f"the reference made {reference.step_count} steps, the patched run {patched.step_count}")
         if mismatch is None:
             if Expectation.REPAIRED in self.expectations and grows(patched.graph_sizes()):
                 return self.verdict(DIVERGED, count, f"{failure}; the patched run's graph still grows")
@@ -129,8 +129,8 @@ class _Judge:
         original, patched = self.original, self.patched
         count = min(len(original.steps), len(patched.steps))
         mismatch = self.compare(original, count)
-        if mismatch is None and len(original.steps) != len(patched.steps):
-            mismatch = Mismatch(count + 1, "-", float("inf"), f"the original made {len(original.steps)} steps, the patched run {len(patched.steps)}")
+        if mismatch is None and original.step_count != patched.step_count:
+            mismatch = Mismatch(count + 1, "-", float("inf"), f"the original made {original.step_count} steps, the patched run {patched.step_count}")
         if mismatch is None:
             return self.verdict(IDENTICAL, count, f"both runs completed; gradients matched on {count} step(s)")
         if Expectation.REPAIRED in self.expectations and grows(original.graph_sizes()) and not grows(patched.graph_sizes()):
