@@ -12,6 +12,8 @@ Modelled on black's ``WriteBack`` + ``Report``: the mode comes from
 from __future__ import annotations
 
 import enum
+import io
+import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
@@ -151,10 +153,7 @@ def file_diff(result: FileResult) -> str:
 
 
 def decode(data: bytes) -> str:
-    """Text of Python source bytes: BOM and PEP 263 cookie honoured, undecodable bytes escaped."""
-    import io
-    import tokenize
-
+    """Text of Python source bytes: BOM and PEP 263 cookie honoured, undecodable bytes replaced."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError:
