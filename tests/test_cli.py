@@ -42,7 +42,7 @@ def run(*args, input=None):
     return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
 
 
-def write(path, text, mode="w"):
+def write(path, text):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):
