@@ -347,6 +347,14 @@ async def test_configuration_and_unsaved_buffers(tmp_path: Path) -> None:
         # The document's own path finds proj/pyproject.toml: AF101 is ignored there.
         ignored = open_doc(client, project / "pkg" / "train.py", DOUBLE_BACKWARD)
         assert await published(client, ignored, 1) == []
+        # Editing the configuration (here outside the editor) re-lints open buffers.
+        (project / "pyproject.toml").write_text('[tool.autofix]\nignore = ["AF104"]\n')
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=(project / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        await _settled(client, ignored, 1, ["AF101"])
         # Outside that project the default configuration applies; the file need not exist.
         elsewhere = open_doc(client, tmp_path / "unsaved.py", DOUBLE_BACKWARD)
         assert [d.code for d in await published(client, elsewhere, 1)] == ["AF101"]

@@ -206,6 +206,12 @@ class AutofixLanguageServer(LanguageServer):
                 self.event_loop.call_soon_threadsafe(self.window_show_message, params)
             return Options()
 
+    def relint_all(self) -> None:
+        """Configuration may have changed: lint every open buffer again."""
+        for uri in list(self.linted):
+            self.linted.pop(uri, None)
+            self.schedule(uri, 0, exact=True)
+
     def forget(self, uri: str) -> None:
         for tasks in (self.pending, self.exact_pending):
             task = tasks.pop(uri, None)
@@ -452,13 +458,34 @@ def create_server() -> AutofixLanguageServer:
     async def did_save(ls: AutofixLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
         if uri.endswith("pyproject.toml"):
-            # Configuration may have changed: every open buffer is stale.
-            for open_uri in list(ls.linted):
-                ls.linted[open_uri].version = None
-                ls.schedule(open_uri, 0, exact=True)
+            ls.relint_all()
         elif uri in ls.linted or uri in ls.pending:
             ls.linted.pop(uri, None)
             ls.schedule(uri, 0, exact=True)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: AutofixLanguageServer, params: types.InitializedParams) -> None:
+        # Ask to hear about pyproject.toml edits made outside the editor too.
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            ls.client_register_capability(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="autofix-pyproject",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+                            ),
+                        )
+                    ]
+                )
+            )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: AutofixLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+            ls.relint_all()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: AutofixLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
