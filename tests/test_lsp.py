@@ -143,8 +143,8 @@ def apply_edit(text: str, edit: types.WorkspaceEdit, uri: str, version: int, enc
     (change,) = edit.document_changes
     assert isinstance(change, types.TextDocumentEdit)
     assert change.text_document.uri == uri and change.text_document.version == version
-    lines = text.splitlines(keepends=True) if "\f" not in text else None
-    assert lines is not None, "test texts keep to \\n line ends"
+    # Test texts end lines with \n or \r\n only, where str.splitlines agrees with LSP.
+    lines = text.splitlines(keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
@@ -152,7 +152,7 @@ def apply_edit(text: str, edit: types.WorkspaceEdit, uri: str, version: int, enc
     def offset(pos: types.Position) -> int:
         if pos.line >= len(lines):
             return len(text)
-        line = lines[pos.line].rstrip("\n")
+        line = lines[pos.line].rstrip("\r\n")
         unit = {"utf-16": ("utf-16-le", 2), "utf-8": ("utf-8", 1), "utf-32": ("utf-32-le", 4)}[encoding]
         raw = line.encode(unit[0])[: pos.character * unit[1]]
         return starts[pos.line] + len(raw.decode(unit[0]))
@@ -164,7 +164,7 @@ def apply_edit(text: str, edit: types.WorkspaceEdit, uri: str, version: int, enc
 
 
 def cli_write(tmp_path: Path, text: str, *flags: str) -> str:
-    """What ``autofix --write`` makes of ``text`` (on a copy)."""
+    """What ``autofix --write`` makes of ``text`` (on a copy, bytes as they are)."""
     target = tmp_path / "cli_copy" / "train.py"
     target.parent.mkdir(exist_ok=True)
     target.write_bytes(text.encode("utf-8"))
@@ -277,6 +277,20 @@ async def test_non_ascii_before_the_finding_uses_utf16_columns(tmp_path: Path) -
         unsafe = fix.title.endswith("(unsafe)")
         fixed = apply_edit(text, fix.edit, uri, 1)
         assert fixed == cli_write(tmp_path, text, *(("--unsafe-fixes",) if unsafe else ()))
+
+
+@pytest.mark.asyncio
+async def test_crlf_line_ends(tmp_path: Path) -> None:
+    text = DOUBLE_BACKWARD.replace("\n", "\r\n")
+    async with server(tmp_path) as client:
+        uri = open_doc(client, tmp_path / "train.py", text)
+        (diagnostic,) = [d for d in await published(client, uri, 1) if d.code == "AF101"]
+        assert text.split("\r\n")[diagnostic.range.start.line].strip().startswith("loss_b.backward")
+        actions = await code_actions(client, uri, diagnostic.range, [diagnostic])
+        fix = next(a for a in actions if "suppress" not in a.title)
+        fixed = apply_edit(text, fix.edit, uri, 1)
+        assert "\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")
+        assert fixed == cli_write(tmp_path, text, *(("--unsafe-fixes",) if fix.title.endswith("(unsafe)") else ()))
 
 
 @pytest.mark.asyncio
