@@ -157,13 +157,14 @@ async def measure(text: str, changes: int, pause: float) -> Tuple[List[float], L
 
     loop = asyncio.get_running_loop()
     waiting[1] = loop.create_future()
+    opened = time.perf_counter()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
         )
     )
     findings = await asyncio.wait_for(waiting[1], 1800)  # a first lint lints everything
-    print(f"opened: {findings} diagnostics", file=sys.stderr)
+    print(f"open (every definition linted once): {findings} diagnostics after {time.perf_counter() - opened:.1f} s")
 
     timings, cpu = [], []
     pid = client._server.pid
