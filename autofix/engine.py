@@ -21,6 +21,10 @@ from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, 
 _SUPPRESSION = re.compile(r"#\s*autofix\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
 
+class RuleCrash(Exception):
+    """A rule raised while checking; the message names the rule."""
+
+
 class FixConflict(Exception):
     """Internal: a fix's edits cannot be applied together with the ones already chosen."""
 
@@ -50,7 +54,7 @@ def check_source(
     try:
         reports, context = _lint(wrapper, active, path)
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
-        return FileResult(path, source, source, error=f"internal error in autofix: {type(exc).__name__}: {exc}")
+        return FileResult(path, source, source, error=f"internal error in autofix: {_describe(exc)}")
     positions = context.metadata(PositionProvider)
     old_code = wrapper.module.code
     findings = []
@@ -72,9 +76,13 @@ def check_source(
                 source,
                 source,
                 tuple(findings),
-                error=f"internal error while fixing (file left unchanged): {type(exc).__name__}: {exc}",
+                error=f"internal error while fixing (file left unchanged): {_describe(exc)}",
             )
     return FileResult(path, source, fixed, tuple(findings), applied_codes=applied)
+
+
+def _describe(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, RuleCrash) else f"{type(exc).__name__}: {exc}"
 
 
 def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
@@ -103,7 +111,13 @@ def _lint(
     reports: List[Report] = []
     for rule_cls in rules:
         rule = rule_cls(context)
-        rule.check()
+        try:
+            rule.check()
+        except RecursionError:
+            raise
+        except Exception as exc:
+            # Name the rule: "internal error" alone leaves a bug report nowhere to start.
+            raise RuleCrash(f"{rule_cls.CODE} crashed: {type(exc).__name__}: {exc}") from exc
         reports.extend(rule.reports)
     lines = wrapper.module.code.splitlines()
     positions = context.metadata(PositionProvider)

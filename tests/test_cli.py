@@ -266,7 +266,7 @@ def test_internal_error_exits_2(demo, monkeypatch):
     write("a.py", RELU)
     result = run("a.py")
     assert result.exit_code == 2
-    assert "internal error in autofix: RuntimeError: rule bug" in result.stdout
+    assert "internal error in autofix: AF901 crashed: RuntimeError: rule bug" in result.stdout
 
 
 # --------------------------------------------------------------------------- usage errors

@@ -120,7 +120,7 @@ def test_a_crashing_rule_is_an_internal_error_for_that_file():
             raise ZeroDivisionError("boom")
 
     result = check(b"y.relu_()\n", rules=[Crashes])
-    assert result.internal_error and "ZeroDivisionError: boom" in result.error
+    assert result.internal_error and "AF999 crashed: ZeroDivisionError: boom" in result.error
     assert result.fixed == result.source
 
 
