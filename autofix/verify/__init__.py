@@ -12,7 +12,7 @@ from typing import Dict, Tuple
 from autofix.types import Verification
 from autofix.verify.settings import VerifySettings
 
-__all__ = ["VerifySettings", "verify_file", "verify_command", "ACCEPTED_VERDICTS"]
+__all__ = ["ACCEPTED_VERDICTS", "VerifySettings", "verify_command", "verify_file"]
 
 #: Verdicts under which ``--write --verify`` writes the file (without ``--force``).
 ACCEPTED_VERDICTS = frozenset({"identical", "repaired", "intended-change"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -145,7 +146,7 @@ class Comparer:
         dtype = a.dtype if a.dtype == b.dtype else torch.promote_types(a.dtype, b.dtype)
         a, b = a.to(dtype), b.to(dtype)
         diff = float((a.double() - b.double()).abs().max())
-        if diff != diff:  # NaN somewhere: equal only if NaN in the same places
+        if math.isnan(diff):  # NaN somewhere: equal only if NaN in the same places
             if torch.equal(torch.isnan(a), torch.isnan(b)):
                 a, b = torch.nan_to_num(a), torch.nan_to_num(b)
                 diff = float((a.double() - b.double()).abs().max())
@@ -204,7 +205,9 @@ def _scale_hint(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> s
         return ""
     factor = float(a64.dot(b64)) / norm
     if torch.allclose(b64, factor * a64, rtol=max(rtol, 1e-5), atol=atol):
-        return f"; the second run's gradient is {factor:.4g} × the first's"
+        if abs(factor) < 1e-12:
+            return "; the patched gradient is zero"
+        return f"; patched = {factor:.4g} × baseline"
     return ""
 
 

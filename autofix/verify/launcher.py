@@ -140,7 +140,7 @@ class Zygote:
             try:
                 self.process.stdin.close()
                 self.process.wait(5)
-            except Exception:
+            except Exception:  # noqa: BLE001  (closing must not fail)
                 self.process.kill()
             self.process = None
 

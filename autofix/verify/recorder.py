@@ -209,8 +209,16 @@ class Recorder:
     # ------------------------------------------------------------------ output
 
     def record_exception(self, exc: BaseException) -> None:
-        tail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-6:])
-        self.exception = {"type": type(exc).__name__, "message": str(exc), "traceback": tail[-4000:]}
+        # The verifier's own frames (bootstrap, runpy, this wrapper) are noise to the reader.
+        here = os.path.dirname(os.path.abspath(__file__))
+        frames = [
+            frame
+            for frame in traceback.extract_tb(exc.__traceback__)
+            if not frame.filename.startswith(here) and "runpy" not in frame.filename
+        ]
+        text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames[-8:]))
+        text += "".join(traceback.format_exception_only(type(exc), exc))
+        self.exception = {"type": type(exc).__name__, "message": str(exc), "traceback": text[-4000:]}
 
     def finish(self, status: str) -> None:
         if self._written or os.getpid() != self.pid:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import tempfile
@@ -51,7 +52,7 @@ def _config(settings: VerifySettings, record: str, retain_graph: bool) -> Dict:
     }
 
 
-def _judge(runner: Callable[[str, bool], Run], codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
+def _judge(runner: Callable[[str, bool], Run], codes: Tuple[str, ...], settings: VerifySettings, sources: Dict[str, Tuple[bytes, bytes]]) -> Verification:
     original = runner("original", False)
     patched = runner("patched", False)
     reference = runner("reference", True) if original.failure == "graph-freed" else None
@@ -63,15 +64,19 @@ def _judge(runner: Callable[[str, bool], Run], codes: Tuple[str, ...], settings:
 
     verification = decide(original, patched, expectations(codes), settings, reference, rerun)
     if verification.verdict not in ACCEPTED:
-        verification = _with_report(verification, original, patched)
+        verification = _with_report(verification, original, patched, sources)
     return verification
 
 
-def _with_report(verification: Verification, original: Run, patched: Run) -> Verification:
-    """Keep both runs' output in a file that survives the temp dirs ("this diff might be helpful")."""
+def _with_report(verification: Verification, original: Run, patched: Run, sources: Dict[str, Tuple[bytes, bytes]]) -> Verification:
+    """Keep the diff and both runs' output in a file that outlives the temp dirs ("this diff might be helpful")."""
     handle, path = tempfile.mkstemp(prefix="autofix-verify-", suffix=".log")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(f"verdict: {verification.verdict}\n{verification.detail}\n")
+        for name, (before, after) in sources.items():
+            old = before.decode("utf-8", "replace").splitlines(keepends=True)
+            new = after.decode("utf-8", "replace").splitlines(keepends=True)
+            out.write("\n" + "".join(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}")))
         for run in (original, patched):
             out.write(f"\n===== {run.label} run: {run.status} ({run.seconds:.1f}s)\n")
             if run.exception:
@@ -98,7 +103,7 @@ def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple
             outcome = launcher.run_script(config, workdir, settings.timeout, fork=fork)
             return load_run(outcome, label.split("-again")[0])
 
-        return _judge(runner, tuple(applied_codes), settings)
+        return _judge(runner, tuple(applied_codes), settings, {path: (original, patched)})
 
 
 def _copy_tree(root: str, target: str) -> None:
@@ -130,4 +135,4 @@ def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: 
             outcome = launcher.run_command(command, config, workdir, tree, settings.timeout)
             return load_run(outcome, label.split("-again")[0], command_mode=True)
 
-        return _judge(runner, tuple(applied_codes), settings)
+        return _judge(runner, tuple(applied_codes), settings, changes)

@@ -35,7 +35,7 @@ def _child(request) -> None:
         with open(request["config"], encoding="utf-8") as handle:
             config = json.load(handle)
         code = bootstrap.run_script(config)
-    except BaseException:
+    except BaseException:  # noqa: BLE001  (a failed child reports, then exits)
         import traceback
 
         traceback.print_exc()
@@ -49,13 +49,13 @@ def _child(request) -> None:
 
 def serve() -> None:
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    import torch  # noqa: F401  (the point of the zygote)
-    # Every optimizer's __init__ imports torch._dynamo (~1.7 s); pay it once here.
+    # Importing torch once, here, is the point of the helper. Every optimizer's __init__ imports torch._dynamo (~1.7 s); pay it once here.
     # Still a single OS thread afterwards, so forking stays safe.
+    import torch  # noqa: F401
     import torch._dynamo  # noqa: F401
     import torch._inductor.config  # noqa: F401
 
-    import autofix.verify.bootstrap  # noqa: F401
+    import autofix.verify.bootstrap
     import autofix.verify.recorder  # noqa: F401
 
     reply = sys.stdout
