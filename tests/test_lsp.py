@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -73,9 +74,9 @@ def _make_client() -> Client:
 
 @contextlib.asynccontextmanager
 async def server(
-    root: Path, encodings: Optional[Sequence[str]] = None
+    root: Path, encodings: Optional[Sequence[str]] = None, env: Optional[dict] = None
 ) -> AsyncIterator[Client]:
-    config = ClientServerConfig(server_command=SERVER, client_factory=_make_client)
+    config = ClientServerConfig(server_command=SERVER, client_factory=_make_client, server_env=env)
     client = await config.start()
     assert isinstance(client, Client)
     general = types.GeneralClientCapabilities(position_encodings=list(encodings)) if encodings else None
@@ -486,18 +487,47 @@ async def test_shutdown_and_exit(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- in-process checks
 
 
-def test_the_server_never_imports_torch() -> None:
-    # Every rule loaded, a training file linted and fixed: still no torch.
-    code = (
-        "import sys, autofix.lsp, autofix.lsp.server as s, autofix.registry as r\n"
-        "r.all_rules()\n"
-        "s.run_engine(sys.stdin.read(), 'train.py', s.Options())\n"
-        "assert 'torch' not in sys.modules, 'torch imported'\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], input=DOUBLE_BACKWARD, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
+# Installed through PYTHONPATH in the server and every process it starts:
+# records (and refuses) any attempt to import torch.
+TORCH_TRIPWIRE = """\
+import os, sys
+
+class _Tripwire:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            with open(os.environ["AUTOFIX_TORCH_TRIPWIRE"], "a") as log:
+                log.write(f"{os.getpid()} imported {name}\\n")
+            raise ImportError("torch is not allowed here")
+        return None
+
+sys.meta_path.insert(0, _Tripwire())
+"""
+
+
+@pytest.mark.asyncio
+async def test_the_server_never_imports_torch(tmp_path: Path) -> None:
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "sitecustomize.py").write_text(TORCH_TRIPWIRE)
+    log = tmp_path / "torch-imports.log"
+    env = {**os.environ, "PYTHONPATH": str(probe), "AUTOFIX_TORCH_TRIPWIRE": str(log)}
+    text = DOUBLE_BACKWARD + "\n\n" + CROSS_FUNCTION.split("\n\n\n", 1)[1]
+    async with server(tmp_path, env=env) as client:
+        # Every feature: per-unit and whole-file lints, quick fixes, fix-all (a child process), hover.
+        uri = open_doc(client, tmp_path / "train.py", text)
+        diagnostics = await published(client, uri, 1)
+        assert diagnostics
+        whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(text.splitlines()), character=0))
+        assert await code_actions(client, uri, whole, diagnostics)
+        await client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=diagnostics[0].range.start)
+        )
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        await asyncio.sleep(3)  # let the whole-file lint's child process run
+    assert not log.exists(), log.read_text()
+    # The tripwire works: a process that imports torch trips it.
+    proc = subprocess.run([sys.executable, "-c", "import torch"], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "imported torch" in log.read_text()
 
 
 def _finding(line: int, column: int, end_line: int, end_column: int) -> Finding:
