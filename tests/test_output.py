@@ -98,7 +98,7 @@ def test_sarif_document():
     assert [r["ruleId"] for r in results] == ["AF901", "AF902", "AF903"]
     relu = results[0]
     location = relu["locations"][0]["physicalLocation"]
-    assert location["artifactLocation"] == {"uri": "pkg/a%20b.py", "uriBaseId": "%SRCROOT%"}
+    assert location["artifactLocation"] == {"uri": "pkg/a%20b.py"}
     assert location["region"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 10}
     (replacement,) = relu["fixes"][0]["artifactChanges"][0]["replacements"]
     assert replacement == {

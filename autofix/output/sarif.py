@@ -156,5 +156,6 @@ def _region(start_line: int, start_col: int, end_line: int, end_col: int, lines:
 def _artifact(path: str) -> Dict[str, Any]:
     if os.path.isabs(path):
         return {"uri": PurePath(path).as_uri()}
-    return {"uri": quote(PurePath(path).as_posix()), "uriBaseId": "%SRCROOT%"}
+    # Relative to the working directory; GitHub resolves it against the repository root.
+    return {"uri": quote(PurePath(path).as_posix())}
 
