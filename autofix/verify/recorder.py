@@ -71,6 +71,18 @@ class Recorder:
         # Tensor.backward looks up torch.autograd.backward at call time, so one
         # wrapper sees both spellings.
         torch.autograd.backward = backward
+        if self.retain_graph:
+            # The reference run: autograd.grad must not free graphs either.
+            grad = torch.autograd.grad
+
+            def retaining_grad(*args, **kwargs):
+                if len(args) > 3:  # retain_graph given positionally
+                    args = (*args[:3], True, *args[4:])
+                else:
+                    kwargs["retain_graph"] = True
+                return grad(*args, **kwargs)
+
+            torch.autograd.grad = retaining_grad
         from torch.optim import optimizer as optimizer_mod
 
         module_init = torch.nn.Module.__init__
