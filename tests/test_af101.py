@@ -176,6 +176,22 @@ _fixes = [
     ),
     pytest.param(
         """
+        outputs = model(**batch)
+        aux = outputs.hidden.pow(2).mean()
+        accelerator.backward(outputs.loss)
+        accelerator.backward(aux)
+        optimizer.step()
+        """,
+        """
+        outputs = model(**batch)
+        aux = outputs.hidden.pow(2).mean()
+        accelerator.backward(outputs.loss + aux)
+        optimizer.step()
+        """,
+        id="accelerate's accelerator.backward(loss) spelling",
+    ),
+    pytest.param(
+        """
         out = model(x)
         a, b = out.sum(), out.mean()
         scaler.scale(a).backward(retain_graph=True)
@@ -442,6 +458,15 @@ _noop = [
             opt.step()
         """,
         id="one backward per iteration",
+    ),
+    pytest.param(
+        """
+        out_a = model_a(**batch)
+        accelerator.backward(out_a.loss)
+        out_b = model_b(**batch)
+        accelerator.backward(out_b.loss)
+        """,
+        id="accelerator.backward of two separate models",
     ),
     pytest.param(
         """

@@ -328,9 +328,17 @@ class _GraphWalker:
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin())
 
 
+# Training wrappers whose ``.backward(loss)`` takes the loss as an argument.
+_BACKWARD_WRAPPER = re.compile(r"accelerator|fabric|trainer|strategy|precision|engine|booster", re.IGNORECASE)
+
+
 def is_function_backward(context: RuleContext, call: cst.Call) -> bool:
-    """``torch.autograd.backward(...)`` (however imported) rather than ``t.backward()``."""
-    return "torch.autograd.backward" in qualified_names(context, call.func)
+    """The loss is the first argument: ``torch.autograd.backward(loss)``, ``accelerator.backward(loss)``."""
+    if "torch.autograd.backward" in qualified_names(context, call.func):
+        return True
+    mc = method_call(call)
+    receiver = dotted_name(mc[0]) if mc is not None and mc[1] == "backward" else None
+    return receiver is not None and bool(_BACKWARD_WRAPPER.search(receiver.rsplit(".", 1)[-1]))
 
 
 def backward_tensor(context: RuleContext, call: cst.Call) -> Optional[cst.BaseExpression]:
