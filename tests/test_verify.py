@@ -389,3 +389,9 @@ def test_cuda_request_without_cuda_is_inconclusive(tmp_path):
 
 def test_accepted_verdicts_match_design():
     assert ACCEPTED_VERDICTS == {"identical", "repaired", "intended-change"}
+
+
+def test_importing_the_verifier_does_not_import_torch():
+    code = "import sys, autofix.verify; assert 'torch' not in sys.modules, 'torch imported'"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
