@@ -39,8 +39,10 @@ class InplaceAutograd(Rule):
     """
     ## What it does
     Finds in-place operations on tensors that autograd, or the caller, still
-    needs, in code that runs under autograd (an `nn.Module.forward`, the helpers
-    it calls, a training step, a loss function):
+    needs, in code that runs under autograd: an `nn.Module.forward`, a
+    training step (a function or script that calls `backward()`), and the
+    helpers of the same file they call (a loss function applied to model
+    outputs, say):
 
     * in-place methods (`x.relu_()`, `x.add_(y)`, `x.mul_(s).add_(b)`,
       `x.clamp_(...)`, `x.zero_()` … every `torch.Tensor` method `name_`),
@@ -51,13 +53,18 @@ class InplaceAutograd(Rule):
     * indexed assignment (`x[mask] = 0`);
 
     when the tensor written is
-    * an argument of the function: the caller's tensor, possibly a leaf;
+    * an argument of a `forward`: the caller's tensor, possibly a leaf (a
+      helper that writes its own argument is judged where it is called, on
+      the caller's tensor);
     * a leaf that requires grad (`torch.randn(..., requires_grad=True)`,
       `nn.Parameter`, a parameter updated from its own `.grad` outside `torch.no_grad()`);
     * a value autograd saved for backward: the output of `sigmoid`, `tanh`,
       `exp`, `softmax`, `log_softmax`, `relu`, `sqrt` …, or an input of `*`,
       `/`, `@`, `pow`, `log`, a `Linear`/`Conv`/norm layer …;
     * a view of one of those, or a value with a plain alias read afterwards.
+
+    In a training step a saved value only matters while a later `backward()`
+    can still reach it: metrics computed after `loss.backward()` are left alone.
 
     It stays silent under `torch.no_grad()`/`torch.inference_mode()`, in
     `__init__`, `reset_parameters` and other initialisation functions, in
