@@ -55,6 +55,7 @@ def prepare(config: Dict[str, Any]):
         max_steps=config.get("max_steps"),
         record_steps=int(config.get("record_steps", 100)),
         retain_graph=bool(config.get("retain_graph", False)),
+        clone_saved=bool(config.get("clone_saved", False)),
         live_graph_steps=int(config.get("live_graph_steps", 10)),
         record_bytes=int(config.get("record_bytes", 256 << 20)),
     )

@@ -31,6 +31,7 @@ class Recorder:
         retain_graph: bool,
         live_graph_steps: int,
         record_bytes: int = 256 << 20,
+        clone_saved: bool = False,
     ) -> None:
         self.record_path = record_path
         self.max_steps = max_steps
@@ -38,6 +39,7 @@ class Recorder:
         self.retain_graph = retain_graph
         self.live_graph_steps = live_graph_steps
         self.record_bytes = record_bytes
+        self.clone_saved = clone_saved
         self.recorded_bytes = 0
         self.pid = os.getpid()
         self.backwards: List[Dict[str, Any]] = []
@@ -71,6 +73,13 @@ class Recorder:
         # Tensor.backward looks up torch.autograd.backward at call time, so one
         # wrapper sees both spellings.
         torch.autograd.backward = backward
+        if self.clone_saved:
+            # The reference run for in-place errors: autograd keeps a copy of every
+            # tensor it saves, taken at save time, so a later in-place op cannot
+            # touch it. Backward then computes what the out-of-place code would.
+            hooks = torch.autograd.graph.saved_tensors_hooks(_copy_saved, _unpack_saved)
+            hooks.__enter__()
+            self._handles.append(hooks)
         if self.retain_graph:
             # The reference run: autograd.grad must not free graphs either.
             grad = torch.autograd.grad
@@ -251,6 +260,14 @@ class Recorder:
         temporary = self.record_path + ".tmp"
         torch.save(record, temporary)
         os.replace(temporary, self.record_path)
+
+
+def _copy_saved(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.detach().clone()
+
+
+def _unpack_saved(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor
 
 
 def walk_graph(grad_fns) -> "tuple[int, list]":

@@ -6,7 +6,7 @@ import difflib
 import os
 import shutil
 import tempfile
-from typing import Callable, Dict, Iterable, Set, Tuple
+from typing import Callable, Dict, Iterable, Optional, Set, Tuple
 
 from autofix.types import Expectation, Verification
 from autofix.verify import launcher
@@ -39,7 +39,8 @@ def _may_fork(device: str) -> bool:
     return device == "cpu" or (device == "auto" and not torch.cuda.is_available())
 
 
-def _config(settings: VerifySettings, record: str, retain_graph: bool) -> Dict:
+def _config(settings: VerifySettings, record: str, reference: Optional[str]) -> Dict:
+    """``reference``: the failure kind a reference run works around (graph-freed, inplace)."""
     return {
         "record": record,
         "device": settings.device,
@@ -47,20 +48,23 @@ def _config(settings: VerifySettings, record: str, retain_graph: bool) -> Dict:
         "record_steps": settings.record_steps,
         "live_graph_steps": settings.live_graph_steps,
         "record_bytes": settings.record_bytes,
-        "retain_graph": retain_graph,
+        "retain_graph": reference == "graph-freed",
+        "clone_saved": reference == "inplace",
         "seed": settings.seed,
     }
 
 
-def _judge(runner: Callable[[str, bool], Run], codes: Tuple[str, ...], settings: VerifySettings, sources: Dict[str, Tuple[bytes, bytes]]) -> Verification:
-    original = runner("original", False)
-    patched = runner("patched", False)
-    reference = runner("reference", True) if original.failure == "graph-freed" else None
+def _judge(runner: Callable[[str, Optional[str]], Run], codes: Tuple[str, ...], settings: VerifySettings, sources: Dict[str, Tuple[bytes, bytes]]) -> Verification:
+    original = runner("original", None)
+    patched = runner("patched", None)
+    # The gradients the author meant: the original again, with the failure's cause neutralised.
+    kind = original.failure if original.failure in ("graph-freed", "inplace") else None
+    reference = runner("reference", kind) if kind else None
     counter = {"n": 0}
 
     def rerun(run: Run) -> Run:
         counter["n"] += 1
-        return runner(f"{run.label}-again{counter['n']}", run.label == "reference")
+        return runner(f"{run.label}-again{counter['n']}", kind if run.label == "reference" else None)
 
     verification = decide(original, patched, expectations(codes), settings, reference, rerun)
     if verification.verdict not in ACCEPTED:
@@ -92,13 +96,13 @@ def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple
     folder = os.path.dirname(os.path.abspath(path))
     with tempfile.TemporaryDirectory(prefix="autofix-verify-") as tmp:
 
-        def runner(label: str, retain_graph: bool) -> Run:
+        def runner(label: str, reference: Optional[str]) -> Run:
             workdir = os.path.join(tmp, label)
             os.makedirs(workdir)
             script = os.path.join(workdir, name)
             with open(script, "wb") as handle:
                 handle.write(patched if label.startswith("patched") else original)
-            config = _config(settings, os.path.join(workdir, "record.pt"), retain_graph)
+            config = _config(settings, os.path.join(workdir, "record.pt"), reference)
             config.update(script=script, args=[], extra_path=[folder])
             outcome = launcher.run_script(config, workdir, settings.timeout, fork=fork)
             return load_run(outcome, label.split("-again")[0])
@@ -121,7 +125,7 @@ def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: 
     root = os.path.abspath(root)
     with tempfile.TemporaryDirectory(prefix="autofix-verify-") as tmp:
 
-        def runner(label: str, retain_graph: bool) -> Run:
+        def runner(label: str, reference: Optional[str]) -> Run:
             # A fresh tree per run: a checkpoint one run writes must not feed the next.
             workdir = os.path.join(tmp, label)
             tree = os.path.join(workdir, "tree")
@@ -131,7 +135,7 @@ def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: 
                 relative = os.path.relpath(os.path.abspath(os.path.join(root, changed)), root)
                 with open(os.path.join(tree, relative), "wb") as handle:
                     handle.write(after if side == "patched" else before)
-            config = _config(settings, os.path.join(workdir, "record.pt"), retain_graph)
+            config = _config(settings, os.path.join(workdir, "record.pt"), reference)
             outcome = launcher.run_command(command, config, workdir, tree, settings.timeout)
             return load_run(outcome, label.split("-again")[0], command_mode=True)
 

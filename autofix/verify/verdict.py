@@ -18,6 +18,10 @@ INCONCLUSIVE = "inconclusive"
 ACCEPTED = frozenset({IDENTICAL, REPAIRED, INTENDED_CHANGE})
 
 Rerun = Callable[[Run], Run]
+_REFERENCE_BASIS = {
+    "graph-freed": "the original re-run with graphs retained",
+    "inplace": "the original re-run with autograd's saved tensors copied before any in-place change",
+}
 
 
 def growth_note(original: Run, patched: Run) -> str:
@@ -102,13 +106,8 @@ class _Judge:
         original, patched, reference = self.original, self.patched, self.reference
         failure = f"the original failed at step {len(original.steps) + 1} ({original.describe_failure()})"
         baseline, basis = original, "the original up to its failure"
-        if (
-            original.failure == "graph-freed"
-            and Expectation.REPAIRED not in self.expectations
-            and reference is not None
-            and reference.completed
-        ):
-            baseline, basis = reference, "the original re-run with graphs retained"
+        if Expectation.REPAIRED not in self.expectations and reference is not None and reference.completed:
+            baseline, basis = reference, _REFERENCE_BASIS[original.failure]
         count = min(len(baseline.steps), len(patched.steps))
         if baseline is original and Expectation.REPAIRED in self.expectations:
             # Where the original's graph starts reaching into earlier iterations its
