@@ -272,6 +272,10 @@ _noop = [
     pytest.param("h = self.fc(x)\nh = h * 2\nh.add_(1)\nreturn h", id="product by a literal saves nothing of h"),
     pytest.param("p = torch.sigmoid(self.fc(x))\np = p * 2\np.add_(1)\nreturn p", id="rebinding drops the saved sigmoid output"),
     pytest.param("n = x.size(0)\nn += 1\nreturn self.fc(x) * n", id="augmented assignment on a Python int"),
+    pytest.param(
+        "y = self.fc(x).sigmoid()\nif not self.training:\n    y[..., :2] = y[..., :2] * 2 - 0.5\nreturn y",
+        id="decoding a sigmoid output in place in an inference-only branch",
+    ),
     pytest.param("feats = [self.fc(x)]\nfeats[0] = feats[0] + 1\nreturn feats[0]", id="item assignment on a list"),
 ]
 

@@ -447,12 +447,14 @@ class _Walker:
         if isinstance(node, cst.If):
             self.units.append(_Unit(node.test, None, quiet))
             guarded = quiet or _mentions_inplace(node.test)
-            self._block(node.body, guarded)
+            # Inference-only branches (`if not self.training:`) run under no_grad in practice.
+            training = _tests_training(node.test)
+            self._block(node.body, guarded or training is False)
             if node.orelse is not None:
                 if isinstance(node.orelse, cst.If):
-                    self._flatten(node.orelse, guarded)
+                    self._flatten(node.orelse, guarded or training is True)
                 else:
-                    self._block(node.orelse.body, guarded)
+                    self._block(node.orelse.body, guarded or training is True)
             return
         if isinstance(node, (cst.For, cst.While)):
             header = node.iter if isinstance(node, cst.For) else node.test
@@ -1023,6 +1025,16 @@ def _scalar(expr: cst.BaseExpression) -> bool:
         and len(expr.args) == 1
         and isinstance(expr.args[0].value, cst.SimpleString)
     )
+
+
+def _tests_training(test: cst.BaseExpression) -> Optional[bool]:
+    """True for ``if self.training:``, False for ``if not self.training:``, else None."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    if negated:
+        test = test.expression  # type: ignore[attr-defined]
+    if isinstance(test, cst.Attribute) and test.attr.value == "training":
+        return not negated
+    return None
 
 
 def _mentions_inplace(expr: cst.CSTNode) -> bool:
