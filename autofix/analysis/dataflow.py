@@ -23,14 +23,20 @@ helpers whose body detaches (``repackage_hidden``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from autofix.analysis import loops
 from autofix.analysis.names import dotted_name, keyword
-from autofix.analysis.training import grad_disabled_nodes, is_backward_call, qualified_names
+from autofix.analysis.training import (
+    grad_disabled_nodes,
+    is_backward_call,
+    qualified_names,
+)
 from autofix.rule import RuleContext
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
@@ -398,7 +404,7 @@ class GraphFlow:
 
     def _backward_receivers(self) -> Set[str]:
         names = set()
-        for node in _walk(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
+        for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
                 name = dotted_name(node.func.value)
                 if name:
@@ -810,6 +816,17 @@ class GraphFlow:
         return bool(name) and name in self.facts.modules
 
 
+def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """Like ``_walk`` but not into nested functions, classes or lambdas."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(
+            c for c in reversed(loops.children(current)) if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        )
+
+
 def _none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
     """``(name, True)`` for ``name is None``, ``(name, False)`` for ``name is not None``."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
@@ -864,25 +881,62 @@ def graph_flows(context: RuleContext) -> List[GraphFlow]:
     return context.fact("dataflow.graph_flows", lambda: _all_flows(context))
 
 
+_MAY_BACKPROPAGATE = re.compile(r"\bbackward\s*\(|\bautograd\b")
+
+
 def _all_flows(context: RuleContext) -> List[GraphFlow]:
+    # Both rules need a backward() in the scope: skip the (costly) analysis of
+    # every function whose text cannot contain one.
+    positions = context.metadata(PositionProvider)
+    lines = context.module.code.splitlines()
+
+    def may_backpropagate(nodes: Sequence[cst.CSTNode]) -> bool:
+        for node in nodes:
+            span = positions[node]
+            text = "\n".join(lines[span.start.line - 1:span.end.line])
+            if _MAY_BACKPROPAGATE.search(text):
+                return True
+        return False
+
+    flows: List[GraphFlow] = []
+    top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    scopes: List[Tuple[cst.CSTNode, bool, bool]] = []
+    if may_backpropagate(top):
+        scopes.append((context.module, False, False))
+
+    def visit(statements: Sequence[cst.CSTNode], cls: Optional[cst.ClassDef]) -> None:
+        for stmt in statements:
+            if isinstance(stmt, cst.FunctionDef):
+                if may_backpropagate([stmt.body]):
+                    scopes.append((stmt, cls is not None, cls))
+                    visit(loops.block_statements(stmt.body), None)
+            elif isinstance(stmt, cst.ClassDef):
+                visit(loops.block_statements(stmt.body), stmt)
+            elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)):
+                for block in _blocks(stmt):
+                    visit(loops.block_statements(block), None)
+
+    visit(context.module.body, None)
+    if not scopes:
+        return flows
     facts = module_facts(context)
-    flows = [GraphFlow(context, context.module, False, False).run()]
-
-    class Visitor(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.classes: List[cst.ClassDef] = []
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> None:
-            self.classes.append(node)
-
-        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-            self.classes.pop()
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            cls = self.classes[-1] if self.classes else None
-            in_class = cls is not None and node in loops.block_statements(cls.body)
-            in_module = in_class and cls.name.value in facts.module_classes
-            flows.append(GraphFlow(context, node, in_module, in_class).run())
-
-    context.module.visit(Visitor())
+    for scope, in_class, cls in scopes:
+        in_module = bool(in_class) and isinstance(cls, cst.ClassDef) and cls.name.value in facts.module_classes
+        flows.append(GraphFlow(context, scope, in_module, bool(in_class)).run())
     return flows
+
+
+def _blocks(stmt: cst.CSTNode) -> List[cst.CSTNode]:
+    blocks = [getattr(stmt, "body", None)]
+    orelse = getattr(stmt, "orelse", None)
+    while isinstance(orelse, cst.If):
+        blocks.append(orelse.body)
+        orelse = orelse.orelse
+    if orelse is not None:
+        blocks.append(orelse.body)
+    for handler in getattr(stmt, "handlers", ()):
+        blocks.append(handler.body)
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        blocks.append(final.body)
+    return [b for b in blocks if b is not None]

@@ -6,8 +6,15 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis import loops
+from autofix.analysis.dataflow import (
+    GRAPH,
+    GraphFlow,
+    ModuleFacts,
+    graph_flows,
+    module_facts,
+    nn_kind_of,
+)
 from autofix.analysis.loops import children
-from autofix.analysis.dataflow import GRAPH, GraphFlow, ModuleFacts, graph_flows, module_facts, nn_kind_of
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
 from autofix.rule import Fix, InsertBefore, Rule

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Optional, Set
 
 import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
