@@ -132,6 +132,8 @@ class Comparer:
     def __init__(self, rtol: Optional[float] = None, atol: Optional[float] = None, device: str = "cpu") -> None:
         self.rtol, self.atol, self.device = rtol, atol, device
         self.max_abs_diff = 0.0
+        #: Tensors compared so far (max_abs_diff means nothing while this is 0).
+        self.compared = 0
 
     def tensors(self, step: int, name: str, a: Optional[torch.Tensor], b: Optional[torch.Tensor]) -> Optional[Mismatch]:
         if a is None and b is None:
@@ -153,6 +155,7 @@ class Comparer:
             else:
                 return Mismatch(step, name, float("nan"), "NaN in one run only")
         self.max_abs_diff = max(self.max_abs_diff, diff)
+        self.compared += 1
         rtol, atol = tolerance(dtype, self.device, self.rtol, self.atol)
         if not torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
             return Mismatch(step, name, diff, f"rtol {rtol:g}, atol {atol:g}{_scale_hint(a, b, rtol, atol)}")

@@ -65,7 +65,7 @@ class _Judge:
         self.comparer = Comparer(settings.rtol, settings.atol, patched.device)
 
     def verdict(self, verdict: str, compared: int, detail: str) -> Verification:
-        max_abs = self.comparer.max_abs_diff if compared or verdict != INCONCLUSIVE else None
+        max_abs = self.comparer.max_abs_diff if self.comparer.compared else None
         notes = [detail, growth_note(self.original, self.patched)]
         return Verification(verdict, compared, max_abs, "; ".join(n for n in notes if n))
 
