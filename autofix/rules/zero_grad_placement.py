@@ -111,9 +111,11 @@ class ZeroGradPlacement(Rule):
     EXPECTATION = Expectation.INTENDED_CHANGE
 
     def check(self) -> None:
-        self.facts = optimizer_facts(self.context)
-        self._module_zeroes = self._all_zero_grad_targets(self.context.module)
         holders = backward_holders(self.context)
+        if not holders:
+            return
+        self.facts = optimizer_facts(self.context)
+        self._zeroes: Optional[Set[str]] = None
         for scope in scopes(self.context.module):
             if scope not in holders and not isinstance(scope, cst.Module):
                 continue
@@ -269,7 +271,7 @@ class ZeroGradPlacement(Rule):
                 continue
             if lines.index(step.line) < backward_at[0]:
                 continue
-            if self._module_zeroes:
+            if self._module_zeroes():
                 continue
             first = lines[backward_at[0]]
             new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
@@ -278,6 +280,11 @@ class ZeroGradPlacement(Rule):
                 f"`{self._text(step.line)}` runs every iteration but nothing zeroes its gradients: each step applies the sum of all gradients so far",
                 fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
             )
+
+    def _module_zeroes(self) -> Set[str]:
+        if self._zeroes is None:
+            self._zeroes = self._all_zero_grad_targets(self.context.module)
+        return self._zeroes
 
     def _all_zero_grad_targets(self, module: cst.Module) -> Set[str]:
         """What the module zeroes anywhere; ``*`` when it touches ``.grad`` by hand."""
