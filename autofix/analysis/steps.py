@@ -38,7 +38,7 @@ _CUT_METHODS = {"detach", "detach_", "item", "tolist", "numpy", "cpu_numpy", "__
 _CUT_ATTRIBUTES = {"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim"}
 # Methods that keep the receiver's graph without adding parameters of their own:
 # tensor methods, container access, and AMP loss scaling.
-_PASS_METHODS = {
+PASS_METHODS = {
     "to", "cuda", "cpu", "float", "half", "double", "bfloat16", "long", "int", "bool", "type", "type_as",
     "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "flatten", "unflatten",
     "squeeze", "unsqueeze", "contiguous", "clone", "expand", "expand_as", "repeat", "chunk", "split",
@@ -309,7 +309,7 @@ class _GraphWalker:
             receiver = self._value(func.value, env, disabled).origins
             if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
                 return _Value(receiver | args)
-            if method in _PASS_METHODS or receiver:
+            if method in PASS_METHODS or receiver:
                 return _Value(receiver | args)
             if not args and _DATA_CALLEE.search(method):
                 return _Value()

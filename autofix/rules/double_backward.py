@@ -10,23 +10,28 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
+    PASS_METHODS,
     GraphFlow,
     Line,
+    assigned_names,
     backward_holders,
     backward_tensor,
-    is_function_backward,
-    assigned_names,
     blocks,
     expr_call,
     graph_flow,
     has_keyword_true,
+    is_function_backward,
     linear_block,
     names_in,
     scope_uses_create_graph,
     scopes,
-    _PASS_METHODS,
 )
-from autofix.analysis.training import is_backward_call, is_step_call, is_zero_grad_call, qualified_names
+from autofix.analysis.training import (
+    is_backward_call,
+    is_step_call,
+    is_zero_grad_call,
+    qualified_names,
+)
 from autofix.rule import Fix, Remove, Replace, Rule
 from autofix.types import Expectation
 
@@ -422,7 +427,7 @@ def _has_forward_call(node: cst.CSTNode) -> bool:
     """A call other than a tensor method (``model(x)``, ``criterion(out, y)``)."""
     for call in iter_calls(node):
         mc = method_call(call)
-        if mc is None or mc[1] not in _PASS_METHODS:
+        if mc is None or mc[1] not in PASS_METHODS:
             return True
     return False
 

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from autofix.analysis.names import dotted_name, iter_calls, method_call
-from autofix.analysis.steps import Line, backward_holders, blocks, expr_call, linear_block, scopes
+from autofix.analysis.steps import (
+    Line,
+    backward_holders,
+    blocks,
+    expr_call,
+    linear_block,
+    scopes,
+)
 from autofix.analysis.training import (
-    OptimizerFacts,
     is_backward_call,
     is_step_call,
     is_zero_grad_call,
