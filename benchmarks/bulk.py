@@ -236,6 +236,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--cache", type=Path, default=BENCH_ROOT / "downloads")
     parser.add_argument("--tree", type=Path, default=BENCH_ROOT / "tree")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--autofix-args", default="", help='extra autofix options, e.g. "--ignore AF103"')
     parser.add_argument("--skip-naive", action="store_true", help="leave out the naive LibCST pass")
     parser.add_argument("--naive-limit", type=int, help="run the naive pass on a sample; the time is scaled up")
     parser.add_argument("--profile", action="store_true", help="profile autofix in-process instead")
@@ -267,7 +268,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     contenders = [
         ("read every file", [*me, "--_read", str(tree)], 1.0),
         ("ruff check --select ALL --no-cache", [_ruff(), "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet", str(tree)], 1.0),
-        (f"autofix --diff --jobs {args.jobs}", [sys.executable, "-m", "autofix", "--diff", "--jobs", str(args.jobs), str(tree)], 1.0),
+        (
+            f"autofix --diff --jobs {args.jobs} {args.autofix_args}".rstrip(),
+            [sys.executable, "-m", "autofix", "--diff", "--jobs", str(args.jobs), *args.autofix_args.split(), str(tree)],
+            1.0,
+        ),
     ]
     if not args.skip_naive:
         naive = [*me, "--_naive", str(tree)]
