@@ -452,6 +452,15 @@ _noop = [
     ),
     pytest.param(
         """
+        loss = model(x).sum()
+        loss.backward()
+        with pytest.raises(RuntimeError, match="second time"):
+            loss.backward()
+        """,
+        id="a test that expects the second backward to raise",
+    ),
+    pytest.param(
+        """
         for batch in loader:
             loss = model(batch).sum()
             loss.backward()
