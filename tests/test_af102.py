@@ -256,6 +256,21 @@ _noop = [
     ),
     pytest.param(
         """
+        from engine_utils import _detach_hidden
+        lstm = nn.LSTM(8, 16)
+        opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+        hidden = None
+        for x in batches:
+            if hidden is not None:
+                hidden = _detach_hidden(hidden)
+            out, hidden = lstm(x, hidden)
+            out.mean().backward()
+            opt.step()
+        """,
+        id="imported helper whose name says it detaches (ignite's tbptt shape)",
+    ),
+    pytest.param(
+        """
         rnn = nn.GRU(8, 16)
         opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
         for x in batches:

@@ -284,9 +284,10 @@ def _helper_kind(func: cst.FunctionDef) -> Optional[str]:
 
 def _detaches(expr: cst.BaseExpression, self_name: str) -> bool:
     for node in _walk(expr):
+        # ``h.detach()``, and ``torch.Tensor.detach`` handed to a mapping helper.
+        if isinstance(node, cst.Attribute) and node.attr.value in {"detach", "new_zeros"}:
+            return True
         if isinstance(node, cst.Call):
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in {"detach", "new_zeros"}:
-                return True
             if (dotted_name(node.func) or "").rsplit(".", 1)[-1] == self_name:
                 return True
     return isinstance(expr, cst.Name) and expr.value == "None"
@@ -777,7 +778,7 @@ class GraphFlow:
             receiver = self._expr(func.value, state)
             if method == "requires_grad_":
                 return Val(LEAF)
-            if method in _BREAKING_METHODS or method in DETACH_HELPER_NAMES or method in self.facts.detach_helpers:
+            if method in _BREAKING_METHODS or _is_detach_helper(method, self.facts):
                 return CLEAN
             if torch_fn is not None and torch_fn.rsplit(".", 1)[-1] in _TORCH_BREAKING:
                 return CLEAN
@@ -795,7 +796,7 @@ class GraphFlow:
                     self.escaped.update(joined.labels)
             return receiver.join(joined).computed()
 
-        if func_name in _BREAKING_FUNCTIONS or last in DETACH_HELPER_NAMES or last in self.facts.detach_helpers:
+        if func_name in _BREAKING_FUNCTIONS or _is_detach_helper(last, self.facts):
             return CLEAN
         if torch_fn is not None and torch_fn.rsplit(".", 1)[-1] in _TORCH_BREAKING:
             return CLEAN
@@ -814,6 +815,14 @@ class GraphFlow:
 
     def _is_module(self, name: str) -> bool:
         return bool(name) and name in self.facts.modules
+
+
+def _is_detach_helper(name: str, facts: ModuleFacts) -> bool:
+    """A helper that returns a detached copy: defined so here, well known, or named so."""
+    if name in DETACH_HELPER_NAMES or name in facts.detach_helpers:
+        return True
+    lowered = name.lower()
+    return "detach" in lowered or "repackage" in lowered
 
 
 def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
