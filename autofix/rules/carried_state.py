@@ -43,9 +43,11 @@ class CarriedState(Rule):
     Every `backward()` frees the graph it walked. The carried state still
     points into that freed graph, so the next iteration's `backward()` walks
     back into it and fails with `RuntimeError: Trying to backward through the
-    graph a second time`. Passing `retain_graph=True` only hides the error:
-    each step then back-propagates through the whole history, so time and
-    memory grow with every iteration.
+    graph a second time`. Passing `retain_graph=True` does not cure it: once
+    `optimizer.step()` has updated the weights in place, walking the old graph
+    fails with "modified by an inplace operation"; without a step in between,
+    every backward walks the whole history, so time and memory grow with
+    every iteration.
 
     ## Example
     ```python
@@ -82,8 +84,9 @@ class CarriedState(Rule):
     When a `backward(..., retain_graph=True)` in the loop keeps the original
     running, the fix changes its gradients and is marked unsafe. Recognising
     models and detaching helpers is heuristic (construction from `torch.nn`,
-    classes deriving from `*Module`, `.parameters()` called on a name,
-    helpers such as `repackage_hidden` whose body detaches).
+    classes deriving from `*Module`, `.parameters()` called on a name;
+    helpers count as detaching when their body detaches, or when their name
+    says so: `repackage_hidden`, `_detach_hidden`, …).
 
     ## References
     - [PyTorch word language model: `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
