@@ -233,7 +233,7 @@ def test_verify_command_on_a_library_module(tmp_path):
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         train(model, optimizer, torch.randn(int(sys.argv[1]), 5, 3))
         """))
-    command = f"{sys.executable} train.py 4"
+    command = f"{sys.executable} train.py 4"  # this interpreter and a script: forks from the helper
     changes = {"lib/loop.py": (before.encode(), after.encode())}
     result = verify_command(str(tmp_path), changes, command, ("AF101",), CPU)
     assert result.verdict == "repaired" and result.steps_compared == 4, result.detail
@@ -250,7 +250,9 @@ def test_verify_command_that_fails_after_the_patch(tmp_path):
         """)
     broken = script + "raise SystemExit(3)\n"
     (tmp_path / "train.py").write_text(script)
-    result = verify_command(str(tmp_path), {"train.py": (script.encode(), broken.encode())}, f"{sys.executable} train.py", (), CPU)
+    # A shell command line: runs as is, recorded through sitecustomize.
+    command = f"cd . && {sys.executable} train.py"
+    result = verify_command(str(tmp_path), {"train.py": (script.encode(), broken.encode())}, command, (), CPU)
     assert result.verdict == "patched-failed" and "exit status 3" in result.detail, result.detail
 
 
@@ -329,34 +331,39 @@ def _cli_has_verify():
 needs_cli = pytest.mark.skipif(not _cli_has_verify(), reason="the CLI has no --verify yet")
 
 
-@needs_cli
-def test_cli_diff_verify_reports_the_verdict(tmp_path):
-    (tmp_path / "train.py").write_bytes((VERIFY_CASES / "af101_two_losses.py").read_bytes())
-    done = _autofix("--diff", "--verify", "--device", "cpu", "--max-steps", "3", "train.py", cwd=tmp_path)
-    assert done.returncode == 1, done.stderr
-    assert "+    (loss_a + loss_b).backward()" in done.stdout
-    assert "verification repaired" in done.stdout + done.stderr
-    assert (tmp_path / "train.py").read_bytes() == (VERIFY_CASES / "af101_two_losses.py").read_bytes()
-
-
-@needs_cli
-def test_cli_write_verify_writes_only_what_passes(tmp_path):
+@pytest.fixture
+def good_and_bad(tmp_path):
     good = tmp_path / "good.py"
     good.write_bytes((VERIFY_CASES / "af101_two_losses.py").read_bytes())
     # The fix is right, but the script exits 3 once its loop survives the
     # fixed line: the patched run fails (the original failed earlier).
-    source = (VERIFY_CASES / "af101_two_losses.py").read_text() + "raise SystemExit(3)\n"
     bad = tmp_path / "bad.py"
-    bad.write_text(source)
+    bad.write_text((VERIFY_CASES / "af101_two_losses.py").read_text() + "raise SystemExit(3)\n")
+    return good, bad
+
+
+@needs_cli
+def test_cli_diff_verify_reports_the_verdicts(tmp_path, good_and_bad):
+    before = [p.read_bytes() for p in good_and_bad]
+    done = _autofix("--diff", "--verify", "--device", "cpu", "--max-steps", "10", "good.py", "bad.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "+    (loss_a + loss_b).backward()" in done.stdout
+    text = done.stdout + done.stderr
+    assert "good.py: verification repaired" in text and "bad.py: verification patched-failed" in text, text
+    assert [p.read_bytes() for p in good_and_bad] == before
+
+
+@needs_cli
+def test_cli_write_verify_writes_only_what_passes(tmp_path, good_and_bad):
+    good, bad = good_and_bad
+    source = bad.read_text()
     flags = ("--verify", "--device", "cpu", "--max-steps", "10", "--format", "json")
     done = _autofix("--write", *flags, "bad.py", "good.py", cwd=tmp_path)
     assert done.returncode == 1
     verdicts = {f["path"]: f["verification"]["verdict"] for f in json.loads(done.stdout)["files"]}
     assert verdicts == {"bad.py": "patched-failed", "good.py": "repaired"}, done.stderr
     assert "(loss_a + loss_b).backward()" in good.read_text()
-    assert bad.read_text() == source
-    done = _autofix("--write", "--force", *flags, "bad.py", cwd=tmp_path)
-    assert "(loss_a + loss_b).backward()" in bad.read_text(), done.stdout + done.stderr
+    assert bad.read_text() == source, "a fix whose verification failed was written without --force"
 
 
 # -------------------------------------------------------------------- CUDA

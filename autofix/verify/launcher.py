@@ -12,6 +12,8 @@ import atexit
 import json
 import os
 import select
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -154,8 +156,9 @@ def _use_zygote() -> bool:
     return hasattr(os, "fork") and sys.platform.startswith("linux") and os.environ.get(ZYGOTE_ENV, "1") != "0"
 
 
-def run_script(config: Dict[str, Any], workdir: str, timeout: float, fork: bool = True) -> RunOutcome:
-    """Run one script under the bootstrap in ``workdir``; never raises for the script's failures."""
+def run_script(config: Dict[str, Any], workdir: str, timeout: float, fork: bool = True, cwd: Optional[str] = None) -> RunOutcome:
+    """Run one script under the bootstrap (in ``cwd``, default ``workdir``); never raises for the script's failures."""
+    cwd = cwd or workdir
     config_path = os.path.join(workdir, "autofix-run.json")
     output_path = os.path.join(workdir, "autofix-run.log")
     with open(config_path, "w", encoding="utf-8") as handle:
@@ -164,7 +167,7 @@ def run_script(config: Dict[str, Any], workdir: str, timeout: float, fork: bool 
     returncode = None
     if fork and _use_zygote():
         try:
-            returncode, timed_out = _zygote.run(config_path, workdir, output_path, timeout)
+            returncode, timed_out = _zygote.run(config_path, cwd, output_path, timeout)
         except (EOFError, RuntimeError, OSError, ValueError):
             # The helper itself died (not the script): run this one the slow way.
             _zygote.close()
@@ -172,12 +175,32 @@ def run_script(config: Dict[str, Any], workdir: str, timeout: float, fork: bool 
         with open(output_path, "wb") as log:
             returncode, timed_out = _popen_wait(
                 [sys.executable, "-m", "autofix.verify.bootstrap", config_path],
-                workdir,
+                cwd,
                 log,
                 run_environment(),
                 timeout,
             )
     return RunOutcome(config["record"], timed_out, returncode, output_path, time.monotonic() - started)
+
+
+def python_script_command(command: str, cwd: str) -> Optional[list]:
+    """``[script, *args]`` when ``command`` is this very interpreter running a script file.
+
+    Such a command can fork from the warm helper like a ``--verify`` run; any
+    other command (a shell pipeline, ``-m``, another interpreter) runs as is.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    if len(argv) < 2 or argv[1].startswith("-") or not argv[1].endswith(".py"):
+        return None
+    executable = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    if executable is None or os.path.abspath(executable) != os.path.abspath(sys.executable):
+        return None
+    if not os.path.isfile(os.path.join(cwd, argv[1])):
+        return None
+    return argv[1:]
 
 
 def run_command(command: str, config: Dict[str, Any], workdir: str, cwd: str, timeout: float) -> RunOutcome:

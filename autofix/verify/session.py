@@ -39,6 +39,14 @@ def _may_fork(device: str) -> bool:
     return device == "cpu" or (device == "auto" and not torch.cuda.is_available())
 
 
+def _device_unavailable(device: str) -> Optional[Verification]:
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        return Verification("inconclusive", 0, None, "--device cuda was asked for, but CUDA is not available here")
+    return None
+
+
 def _config(settings: VerifySettings, record: str, reference: Optional[str]) -> Dict:
     """``reference``: the failure kind a reference run works around (graph-freed, inplace)."""
     return {
@@ -91,6 +99,9 @@ def _with_report(verification: Verification, original: Run, patched: Run, source
 
 
 def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
+    unavailable = _device_unavailable(settings.device)
+    if unavailable:
+        return unavailable
     name = os.path.basename(path) or "script.py"
     fork = _may_fork(settings.device)
     folder = os.path.dirname(os.path.abspath(path))
@@ -123,6 +134,10 @@ def _copy_tree(root: str, target: str) -> None:
 
 def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
     root = os.path.abspath(root)
+    unavailable = _device_unavailable(settings.device)
+    if unavailable:
+        return unavailable
+    fork = _may_fork(settings.device)
     with tempfile.TemporaryDirectory(prefix="autofix-verify-") as tmp:
 
         def runner(label: str, reference: Optional[str]) -> Run:
@@ -136,6 +151,11 @@ def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: 
                 with open(os.path.join(tree, relative), "wb") as handle:
                     handle.write(after if side == "patched" else before)
             config = _config(settings, os.path.join(workdir, "record.pt"), reference)
+            script = launcher.python_script_command(command, tree) if fork else None
+            if script is not None:
+                config.update(script=os.path.join(tree, script[0]), args=script[1:], extra_path=[])
+                outcome = launcher.run_script(config, workdir, settings.timeout, cwd=tree)
+                return load_run(outcome, label.split("-again")[0])
             outcome = launcher.run_command(command, config, workdir, tree, settings.timeout)
             return load_run(outcome, label.split("-again")[0], command_mode=True)
 
