@@ -107,7 +107,9 @@ class DoubleBackward(Rule):
     the separate contributions, as before (up to floating-point rounding order).
     No fix is offered when a loss variable is reassigned between the calls, when
     an earlier loss is an inline forward call (moving it would change the order
-    of computation), or when a call passes `gradient=`/`inputs=`.
+    of computation), or when a call passes an explicit `gradient`. The same
+    merge applies to `torch.autograd.backward(loss)` and to training wrappers
+    that take the loss as argument (`accelerator.backward(loss)`).
 
     Removing a repeated `backward()` of the same tensor (and a repeated
     `step()` right after it) is unsafe: it changes how many updates run. The
