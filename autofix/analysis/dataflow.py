@@ -473,8 +473,9 @@ class GraphFlow:
         return state
 
     def _loop(self, loop: cst.CSTNode, pre: State) -> State:
-        carried = loops.carried_names(loop.body)
-        self.carried[loop] = carried
+        carried = self.carried.get(loop)
+        if carried is None:
+            carried = self.carried[loop] = loops.carried_names(loop.body)
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):
