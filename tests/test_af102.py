@@ -450,3 +450,52 @@ def test_noop(src):
     source, result = run(src)
     assert result.findings == ()
     assert result.fixed.decode() == source
+
+
+# --------------------------------------------------------------------------- the loop-carried analysis
+
+
+def _carried(src: str):
+    import libcst as cst
+
+    from autofix.analysis.loops import carried_names
+
+    loop = cst.parse_module(textwrap.dedent(src)).body[0]
+    return carried_names(loop.body, getattr(loop, "test", None)).names
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param("for x in xs:\n    out, h = rnn(x, h)\n", {"h"}, id="read then reassigned"),
+        pytest.param("for x in xs:\n    h = zeros()\n    out, h = rnn(x, h)\n", set(), id="reset before the read"),
+        pytest.param(
+            "for x in xs:\n    if first:\n        h = zeros()\n    out, h = rnn(x, h)\n",
+            {"h"},
+            id="reset in one branch only",
+        ),
+        pytest.param(
+            "for x in xs:\n    if a:\n        h = zeros()\n    else:\n        h = ones()\n    h = f(h)\n",
+            set(),
+            id="reset in every branch",
+        ),
+        pytest.param(
+            "while go:\n    for t in ts:\n        s = cell(t, s)\n    go = s.sum() > 0\n",
+            {"s", "go"},
+            id="read inside a nested loop",
+        ),
+        pytest.param(
+            "for x in xs:\n    y, self.hidden = self.rnn(x, self.hidden)\n",
+            {"self.hidden"},
+            id="attribute state",
+        ),
+        pytest.param(
+            "for x in xs:\n    total += x\n    hs = [h for h in hs]\n",
+            {"total", "hs"},
+            id="augmented assignment and comprehension",
+        ),
+        pytest.param("for x in xs:\n    acc.append(x)\n", set(), id="mutation is not an assignment"),
+    ],
+)
+def test_carried_names(src, expected):
+    assert _carried(src) == expected

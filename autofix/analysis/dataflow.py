@@ -475,7 +475,8 @@ class GraphFlow:
     def _loop(self, loop: cst.CSTNode, pre: State) -> State:
         carried = self.carried.get(loop)
         if carried is None:
-            carried = self.carried[loop] = loops.carried_names(loop.body)
+            test = loop.test if isinstance(loop, cst.While) else None
+            carried = self.carried[loop] = loops.carried_names(loop.body, test)
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):

@@ -82,9 +82,13 @@ def block_statements(block: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return body if isinstance(body, (list, tuple)) else ()
 
 
-def carried_names(body: cst.CSTNode) -> Carried:
-    """Names the loop body ``body`` (the loop's ``IndentedBlock``) carries across iterations."""
+def carried_names(body: cst.CSTNode, test: Optional[cst.BaseExpression] = None) -> Carried:
+    """Names the loop body ``body`` (the loop's ``IndentedBlock``) carries across iterations.
+
+    ``test`` is a ``while`` loop's condition, read before every iteration.
+    """
     walker = _Walker()
+    walker.read(test, frozenset())
     walker.block(block_statements(body), frozenset())
     return Carried(walker.exposed, walker.assigned)
 

@@ -157,7 +157,10 @@ class CarriedState(Rule):
         for name in sorted(names, key=lambda n: _start(positions, carried.first_read[n])):
             anchor = _top_statement(body, carried.first_read[name])
             if anchor is None:
-                continue
+                # Read first by a ``while`` condition: detach as the body starts.
+                if not body:
+                    continue
+                anchor = body[0]
             groups.setdefault(anchor, []).append(name)
         retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
         for anchor, group in groups.items():
