@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from autofix.analysis.names import forget_children
 from autofix.diff import unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
 from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
@@ -50,18 +51,27 @@ def check_source(
     if module is None:
         return FileResult(path, source, source, error=error)
 
+    try:
+        return _check_module(source, module, path, active, options)
+    finally:
+        forget_children()
+
+
+def _check_module(
+    source: bytes, module: cst.Module, path: str, active: Sequence[Type[Rule]], options: Options
+) -> FileResult:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     try:
         reports, context = _lint(wrapper, active, path)
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
         return FileResult(path, source, source, error=f"internal error in autofix: {_describe(exc)}")
     positions = context.metadata(PositionProvider)
-    old_code = wrapper.module.code
+    text = _ModuleText(wrapper.module)
     findings = []
     for report in reports:
         fix_info = None
         if report.fix is not None:
-            fix_info = _render_fix(wrapper.module, positions, report.fix, old_code, path)
+            fix_info = _render_fix(wrapper.module, positions, report.fix, text, path)
         findings.append(_finding(path, report, positions, fix_info))
     findings.sort(key=lambda f: (f.line, f.column, f.code))
 
@@ -70,6 +80,10 @@ def check_source(
     if options.fix:
         try:
             fixed, applied = _fix_to_fixpoint(wrapper, reports, active, path, options)
+            if not applied:
+                # Nothing changed: hand back the input itself, not LibCST's
+                # regeneration of it (which can differ in rare whitespace).
+                fixed = source
         except Exception as exc:
             return FileResult(
                 path,
@@ -230,11 +244,18 @@ def apply_fixes(
         codes.append(code)
     if not codes:
         return module, []
-    return module.visit(_Applier(plan)), codes
+    applier = _Applier(plan, positions, taken)
+    new_module = module.visit(applier)
+    if applier.applied < plan.size:
+        # A target sat where a parent's position does not cover it (rare
+        # LibCST position quirks): redo the walk without pruning.
+        new_module = module.visit(_Applier(plan))
+    return new_module, codes
 
 
 class _Plan:
     def __init__(self) -> None:
+        self.size = 0
         self.replace: Dict[cst.CSTNode, cst.CSTNode] = {}
         self.before: Dict[cst.CSTNode, List[cst.BaseStatement]] = {}
         self.after: Dict[cst.CSTNode, List[cst.BaseStatement]] = {}
@@ -242,6 +263,7 @@ class _Plan:
 
     def add(self, fix: Fix) -> None:
         for edit in fix.edits:
+            self.size += 1
             if isinstance(edit, Replace):
                 self.replace[edit.node] = edit.replacement
             elif isinstance(edit, InsertBefore):
@@ -255,19 +277,43 @@ class _Plan:
 
 
 class _Applier(cst.CSTTransformer):
-    def __init__(self, plan: _Plan) -> None:
+    """Applies a plan; with positions, it only descends into subtrees holding a target.
+
+    Skipping untouched subtrees keeps one fix's cost proportional to the depth
+    of its edits instead of the size of the file.
+    """
+
+    def __init__(self, plan: _Plan, positions=None, targets: Sequence[CodeRange] = ()) -> None:
         super().__init__()
         self.plan = plan
+        self.positions = positions
+        self.targets = [((t.start.line, t.start.column), (t.end.line, t.end.column)) for t in targets]
+        self.applied = 0
+
+    def on_visit(self, node) -> bool:
+        if self.positions is None or isinstance(node, cst.Module):
+            return True
+        span = self.positions.get(node)
+        if span is None:
+            return True
+        start, end = (span.start.line, span.start.column), (span.end.line, span.end.column)
+        return any(start <= t0 and t1 <= end for t0, t1 in self.targets)
 
     def on_leave(self, original_node, updated_node):
         updated_node = super().on_leave(original_node, updated_node)
         plan = self.plan
         if original_node in plan.remove:
+            self.applied += 1
             return cst.RemovalSentinel.REMOVE
         if original_node in plan.replace:
+            self.applied += 1
             updated_node = plan.replace[original_node]
         before = plan.before.get(original_node, ())
         after = plan.after.get(original_node, ())
+        if before:
+            self.applied += 1
+        if after:
+            self.applied += 1
         if before or after:
             return cst.FlattenSentinel([*before, updated_node, *after])
         return updated_node
@@ -288,9 +334,44 @@ class _Applier(cst.CSTTransformer):
         return updated_node
 
 
-def _render_fix(module: cst.Module, positions, fix: Fix, old_code: str, path: str) -> FixInfo:
+class _ModuleText:
+    """The code of a module, kept per top-level statement.
+
+    A fix rebuilds only the top-level statements it touches; generating the
+    text of the untouched ones again for every finding would make rendering
+    per-finding diffs quadratic in the file size.
+    """
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.parts = {id(stmt): module.code_for_node(stmt) for stmt in module.body}
+        self.header = "".join(module.code_for_node(line) for line in module.header)
+        self.footer = "".join(module.code_for_node(line) for line in module.footer)
+        self.code = module.code
+
+    def code_of(self, new: cst.Module) -> str:
+        old = self.module
+        if (
+            not old.has_trailing_newline
+            or new.has_trailing_newline != old.has_trailing_newline
+            or not _same_nodes(new.header, old.header)
+            or not _same_nodes(new.footer, old.footer)
+        ):
+            return new.code
+        body = "".join(
+            self.parts[id(stmt)] if id(stmt) in self.parts else new.code_for_node(stmt) for stmt in new.body
+        )
+        return self.header + body + self.footer
+
+
+def _same_nodes(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _render_fix(module: cst.Module, positions, fix: Fix, text: "_ModuleText", path: str) -> FixInfo:
     new_module, _ = apply_fixes(module, positions, [("", fix)])
-    new_code = new_module.code
+    old_code = text.code
+    new_code = text.code_of(new_module)
     return FixInfo(
         applicability=fix.applicability,
         title=fix.title,

@@ -29,7 +29,7 @@ from autofix.analysis.inplace_ops import (
     INPLACE_MODULES,
     TORCH_INPLACE_FUNCTIONS,
 )
-from autofix.analysis.names import dotted_name, keyword
+from autofix.analysis.names import children as _children, dotted_name, keyword
 from autofix.analysis.training import (
     disables_grad,
     grad_disabled_nodes,
@@ -1079,7 +1079,7 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        for child in reversed(current.children):
+        for child in reversed(_children(current)):
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
             stack.append(child)
@@ -1132,7 +1132,7 @@ def _loads(node: cst.CSTNode) -> Set[str]:
         if isinstance(current, cst.Name):
             names.add(current.value)
             continue
-        for child in current.children:
+        for child in _children(current):
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
             if isinstance(current, cst.Attribute) and child is current.attr:

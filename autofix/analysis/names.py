@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Dict, Iterator, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -44,7 +44,28 @@ def iter_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
         current = stack.pop()
         if isinstance(current, cst.Call):
             yield current
-        for child in reversed(current.children):
+        for child in reversed(children(current)):
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
             stack.append(child)
+
+
+# LibCST computes ``CSTNode.children`` by running a visitor on every access;
+# analyses walk the same subtrees many times, so the answer is memoised (nodes
+# are immutable). The entry keeps the node alive, so its id cannot be reused.
+_CHILDREN: Dict[int, Tuple[cst.CSTNode, Sequence[cst.CSTNode]]] = {}
+
+
+def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """``node.children`` (source order), memoised until :func:`forget_children`."""
+    hit = _CHILDREN.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    found = node.children
+    _CHILDREN[id(node)] = (node, found)
+    return found
+
+
+def forget_children() -> None:
+    """Drop the memo (the engine calls this between modules)."""
+    _CHILDREN.clear()

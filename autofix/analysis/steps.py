@@ -26,7 +26,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
+from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import disables_grad, is_backward_call, qualified_names
 from autofix.rule import RuleContext
 
@@ -105,7 +105,7 @@ def _mark_backward(module: cst.Module) -> Set[cst.CSTNode]:
             func = node.func
             name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
             found = name == "backward"
-        for child in node.children:
+        for child in _children(node):
             found = walk(child) or found
         if found and isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
             marked.add(node)
@@ -281,7 +281,7 @@ class _GraphWalker:
             return _Value(_union(parts), _pairwise_share(parts))
         if isinstance(node, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
             return _Value()
-        parts = [self._value(child, env, disabled).origins for child in node.children if isinstance(child, cst.CSTNode)]
+        parts = [self._value(child, env, disabled).origins for child in _children(node) if isinstance(child, cst.CSTNode)]
         return _Value(_union(parts))
 
     def _comprehension_value(self, node, env, disabled: bool) -> _Value:
@@ -427,7 +427,7 @@ def scopes(module: cst.Module) -> Iterator[Union[cst.Module, cst.FunctionDef]]:
     stack: List[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        for child in node.children:
+        for child in _children(node):
             if isinstance(child, cst.FunctionDef):
                 yield child
             if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Module)):
@@ -502,7 +502,7 @@ def names_in(node: cst.CSTNode) -> Set[str]:
         elif isinstance(current, cst.Attribute):
             stack.append(current.value)
         else:
-            stack.extend(current.children)
+            stack.extend(_children(current))
     return found
 
 

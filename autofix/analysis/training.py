@@ -10,15 +10,14 @@ Learning-rate schedulers are recognised the same way and are never optimizers.
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, Optional, Set
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
-from libcst.metadata.base_provider import LazyValue
 
-from autofix.analysis.names import dotted_name, method_call
+from autofix.analysis.names import children as _children, dotted_name, method_call
 from autofix.rule import RuleContext
 
 _OPTIMIZER_NAME = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)(s?)(_\w+|\d+)?$", re.IGNORECASE)
@@ -32,11 +31,67 @@ _GRAD_DISABLING = {
 
 
 def qualified_names(context: RuleContext, node: cst.CSTNode) -> Set[str]:
-    names = context.get(QualifiedNameProvider, node, set())
-    # MetadataWrapper.resolve hands out qualified names as LibCST LazyValues.
-    if isinstance(names, LazyValue):
-        names = names()
-    return {q.name for q in names}
+    """Qualified names of an expression, resolved through the module's imports.
+
+    ``import torch as th`` makes ``th.optim.Adam`` read ``torch.optim.Adam``;
+    ``from torch import nn`` makes ``nn.ReLU`` read ``torch.nn.ReLU``. This is
+    what LibCST's ``QualifiedNameProvider`` answers for these rules, without
+    its scope analysis, which costs more than all the rules together on large
+    files. Rebinding an imported name (``torch = None``) is not followed.
+    """
+    name = dotted_name(node) if isinstance(node, cst.BaseExpression) else None
+    if name is None:
+        return set()
+    head, _, rest = name.partition(".")
+    aliases = import_aliases(context)
+    if head in aliases:
+        target = aliases[head]
+        return {f"{target}.{rest}" if rest else target}
+    if head in _BUILTINS and not rest:
+        return {f"builtins.{head}"}
+    return {name}
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def import_aliases(context: RuleContext) -> Dict[str, str]:
+    """Local name → imported dotted name, for every import in the module."""
+    return context.fact("import_aliases", lambda: _collect_aliases(context.module))
+
+
+def _collect_aliases(module: cst.Module) -> Dict[str, str]:
+    aliases: Dict[str, str] = {}
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            for alias in node.names:
+                full = dotted_name(alias.name)
+                if full is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    aliases[alias.asname.name.value] = full
+                else:
+                    head = full.split(".", 1)[0]
+                    aliases[head] = head
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+                return
+            base = dotted_name(node.module)
+            if base is None:
+                return
+            for alias in node.names:
+                imported = dotted_name(alias.name)
+                if imported is None:
+                    continue
+                local = imported
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                aliases[local] = f"{base}.{imported}"
+
+    module.visit(Visitor())
+    return aliases
 
 
 @dataclass
@@ -113,7 +168,7 @@ def _param_sources(call: cst.Call) -> Set[str]:
         if name is not None:
             found.add(name)
             continue
-        stack.extend(c for c in node.children if isinstance(c, cst.BaseExpression) or isinstance(c, (cst.Element, cst.DictElement, cst.Arg, cst.CompFor)))
+        stack.extend(c for c in _children(node) if isinstance(c, cst.BaseExpression) or isinstance(c, (cst.Element, cst.DictElement, cst.Arg, cst.CompFor)))
     return found
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider
 
 from autofix.analysis import loops
 from autofix.analysis.dataflow import (
@@ -102,7 +102,7 @@ class CarriedState(Rule):
         "loop frees that graph; detach at the start of each iteration (truncated BPTT)"
     )
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.REPAIRED
 
     def check(self) -> None:

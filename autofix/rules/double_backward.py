@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
 
-from autofix.analysis.names import dotted_name, iter_calls, keyword, method_call
+from libcst.metadata import PositionProvider
+
+from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
     PASS_METHODS,
     GraphFlow,
@@ -125,7 +126,7 @@ class DoubleBackward(Rule):
     SUMMARY = "several backward() calls through one shared graph before the optimizer step"
     MESSAGE = "backward() through a graph that an earlier backward() in this step already used"
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     def check(self) -> None:
@@ -440,7 +441,7 @@ def _touches_grad(node: cst.CSTNode) -> bool:
         current = stack.pop()
         if isinstance(current, cst.Attribute) and current.attr.value == "grad":
             return True
-        stack.extend(current.children)
+        stack.extend(_children(current))
     return False
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Optional, Set
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider
 
 from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
 from autofix.analysis.loops import children, iter_reads, target_names
@@ -89,7 +89,7 @@ class GraphAccumulation(Rule):
         "alive; it is never back-propagated, so add `{cure}`"
     )
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     def check(self) -> None:

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider
 
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
 from autofix.analysis.inplace_ops import (
@@ -33,6 +35,9 @@ _AUG_OPERATORS = {
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 # Binding strength of binary operators, loosest first (Python's grammar).
 _PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 7}
+
+
+_INPLACE_SPELLING = re.compile(r"[a-z0-9]_\(|inplace\s*=\s*True|[-+*/@%&|^]=|<<=|>>=|\]\s*=[^=]")
 
 
 class InplaceAutograd(Rule):
@@ -135,8 +140,14 @@ class InplaceAutograd(Rule):
     MESSAGE = "in-place {op} on `{target}`: {detail}"
     # Autograd code is reached from a forward or a backward() call: one of these words must occur.
     TRIGGERS = ("forward", "backward")
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    @classmethod
+    def may_fire(cls, text: str) -> bool:
+        # Besides autograd code (forward/backward), the file must spell some
+        # in-place write: ``name_(``, ``inplace=True``, ``x += …`` or ``x[i] = …``.
+        return super().may_fire(text) and _INPLACE_SPELLING.search(text) is not None
 
     def check(self) -> None:
         self.torch = torch_alias(self.context.module)

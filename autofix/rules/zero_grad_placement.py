@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider
 
 from autofix.analysis.names import dotted_name, iter_calls, method_call
 from autofix.analysis.steps import (
@@ -113,7 +113,7 @@ class ZeroGradPlacement(Rule):
     SUMMARY = "zero_grad() between backward() and step(), on every accumulation micro-batch, or missing"
     MESSAGE = "zero_grad() is misplaced relative to backward() and step()"
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.INTENDED_CHANGE
 
     def check(self) -> None:
