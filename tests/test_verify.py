@@ -78,19 +78,10 @@ def _corpus_cases():
 
 
 # Verdicts decided case by case, until the case carries the header itself.
-_KNOWN = {
-    # The unsafe fix removes a repeated identical backward: the original re-run with
-    # graphs retained applies the gradient twice, the fix once (factor 0.5).
-    "AF101/duplicated_backward_line": "diverged",
-}
-
-
 def _expected(case, codes):
     explicit = _CORPUS_VERDICT.search(case.source.read_text(encoding="utf-8"))
     if explicit:
         return {explicit.group(1)}
-    if case.id in _KNOWN:
-        return {_KNOWN[case.id]}
     expectations = {registry.get_rule(code).EXPECTATION for code in codes}
     if Expectation.INTENDED_CHANGE in expectations:
         return {"intended-change", "identical"}

@@ -1,5 +1,5 @@
-# AF101: the same loss back-propagated twice before one step (a duplicated line) in a trainer class.
-# autofix-test: unsafe-fixes
+# AF101: the same loss back-propagated twice before one step (a duplicated line) in a trainer class. The verifier reports `diverged` on purpose: the fix applies the gradient once, the crashing original re-run with graphs retained twice.
+# autofix-test: unsafe-fixes verdict=diverged
 import torch
 import torch.nn as nn
 
