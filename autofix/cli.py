@@ -214,7 +214,13 @@ def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) ->
 
     settings = verification.settings(verify, f["device"], f["max_steps"], f["timeout"])
     if f["verify_cmd"]:
+        # The command is written relative to where the user stands
+        # (`--verify-cmd "python train.py"` with `src/` as the path), so the
+        # project copied for it is the working directory whenever it holds the paths.
         root = configuration.common_root(paths or [os.curdir])
+        cwd = os.getcwd()
+        if os.path.commonpath([root, cwd]) == cwd:
+            root = cwd
         return verification.verify_tree(verify, results, f["verify_cmd"], root, settings)
     # Each verification runs two training scripts: worth a bar from the first file.
     stream = verification.iter_verified(verify, results, settings)

@@ -15,6 +15,7 @@ applied rule's expectation unless the case says otherwise with a header
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -355,6 +356,37 @@ def test_cli_write_verify_writes_only_what_passes(tmp_path, good_and_bad):
     assert verdicts == {"bad.py": "patched-failed", "good.py": "repaired"}, done.stderr
     assert "(loss_a + loss_b).backward()" in good.read_text()
     assert bad.read_text() == source, "a fix whose verification failed was written without --force"
+
+
+@needs_cli
+def test_cli_verify_cmd_runs_from_the_working_directory(tmp_path):
+    # `autofix --diff lib/ --verify-cmd "python train.py"`: train.py sits next to
+    # lib/, so the project copied for the command is the working directory.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "loop.py").write_text(textwrap.dedent("""\
+        def train(model, optimizer, batches):
+            for x in batches:
+                out_a, out_b = model(x).chunk(2, dim=1)
+                loss_a = out_a.pow(2).mean()
+                loss_b = out_b.abs().mean()
+                optimizer.zero_grad()
+                loss_a.backward()
+                loss_b.backward()
+                optimizer.step()
+        """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        from lib.loop import train
+
+        model = torch.nn.Linear(3, 4)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        train(model, optimizer, torch.randn(3, 5, 3))
+        """))
+    done = _autofix("--diff", "--device", "cpu", "--format", "json", "--verify-cmd", f"{sys.executable} train.py", "lib", cwd=tmp_path)
+    files = {f["path"]: f for f in json.loads(done.stdout)["files"]}
+    verdict = files[os.path.join("lib", "loop.py")]["verification"]
+    assert verdict is not None and verdict["verdict"] == "repaired", (verdict, done.stderr)
 
 
 # -------------------------------------------------------------------- CUDA
