@@ -29,7 +29,7 @@ from autofix.analysis.inplace_ops import (
     INPLACE_MODULES,
     TORCH_INPLACE_FUNCTIONS,
 )
-from autofix.analysis.names import children as _children, dotted_name, keyword
+from autofix.analysis.names import children as _children, dotted_name, keyword, walk_local as _walk
 from autofix.analysis.training import (
     disables_grad,
     grad_disabled_nodes,
@@ -1073,16 +1073,6 @@ def _basic_index(sub: cst.Subscript) -> bool:
     return True
 
 
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """``node`` and its descendants, not entering nested functions, lambdas or classes."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for child in reversed(_children(current)):
-            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                continue
-            stack.append(child)
 
 
 def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:

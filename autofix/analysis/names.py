@@ -37,17 +37,23 @@ def is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-def iter_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    """Every call inside ``node`` (not descending into nested functions, lambdas or classes)."""
+def walk_local(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and its descendants in source order, not entering nested functions, lambdas or classes."""
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
-            yield current
+        yield current
         for child in reversed(children(current)):
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
             stack.append(child)
+
+
+def iter_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Every call inside ``node`` (not descending into nested functions, lambdas or classes)."""
+    for current in walk_local(node):
+        if isinstance(current, cst.Call):
+            yield current
 
 
 # LibCST computes ``CSTNode.children`` by running a visitor on every access;
