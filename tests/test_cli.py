@@ -536,10 +536,11 @@ def test_verify_cmd_runs_once_on_the_tree(demo, fake_verify):
     result = run("--write", "--verify-cmd", "python train.py", "proj")
     (call,) = fake_verify.calls
     kind, root, changes, command, codes, _ = call
-    assert (kind, root, command, codes) == ("command", str(demo / "proj"), "python train.py", ("AF901",))
+    # The command is relative to the working directory, so that is the project copied.
+    assert (kind, root, command, codes) == ("command", str(demo), "python train.py", ("AF901",))
     assert changes == {
-        "a.py": (RELU.encode(), RELU_FIXED.encode()),
-        os.path.join("sub", "b.py"): (RELU.encode(), RELU_FIXED.encode()),
+        os.path.join("proj", "a.py"): (RELU.encode(), RELU_FIXED.encode()),
+        os.path.join("proj", "sub", "b.py"): (RELU.encode(), RELU_FIXED.encode()),
     }
     assert Path("proj/sub/b.py").read_text() == RELU_FIXED
     assert result.stderr.count("verification identical") == 2
