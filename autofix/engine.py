@@ -65,12 +65,15 @@ def _check_module(
         reports, context = _lint(wrapper, active, path)
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
         return FileResult(path, source, source, error=f"internal error in autofix: {_describe(exc)}")
+    if not reports:
+        return FileResult(path, source, source)
     positions = context.metadata(PositionProvider)
-    text = _ModuleText(wrapper.module)
+    text: Optional[_ModuleText] = None  # built on the first fix: most files have none
     findings = []
     for report in reports:
         fix_info = None
         if report.fix is not None:
+            text = text or _ModuleText(wrapper.module)
             fix_info = _render_fix(wrapper.module, positions, report.fix, text, path)
         findings.append(_finding(path, report, positions, fix_info))
     findings.sort(key=lambda f: (f.line, f.column, f.code))
@@ -133,6 +136,8 @@ def _lint(
             # Name the rule: "internal error" alone leaves a bug report nowhere to start.
             raise RuleCrash(f"{rule_cls.CODE} crashed: {type(exc).__name__}: {exc}") from exc
         reports.extend(rule.reports)
+    if not reports:
+        return reports, context
     lines = wrapper.module.code.splitlines()
     positions = context.metadata(PositionProvider)
     return [r for r in reports if not _suppressed(r, lines, positions)], context
