@@ -19,7 +19,8 @@ from autofix.diff import unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
 from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
 
-_SUPPRESSION = re.compile(r"#\s*autofix\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+#: ``# autofix: ignore`` / ``# autofix: ignore[AF101,AF104]`` (shared with the language server).
+SUPPRESSION = re.compile(r"#\s*autofix\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
 
 class RuleCrash(Exception):
@@ -147,7 +148,7 @@ def _suppressed(report: Report, lines: List[str], positions) -> bool:
     line_no = positions[report.node].start.line
     if line_no > len(lines):
         return False
-    match = _SUPPRESSION.search(lines[line_no - 1])
+    match = SUPPRESSION.search(lines[line_no - 1])
     if not match:
         return False
     codes = match.group("codes")

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from autofix.diff import DiffStats, diff_stats, unified_diff
-from autofix.types import Applicability, FileResult, Finding, Options
+from autofix.types import PASSING_VERDICTS, Applicability, FileResult, Finding, Options
 
 #: Verdicts after which ``--write`` writes a file (others need ``--force``).
-PASSING_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
 
 
 class Mode(enum.Enum):

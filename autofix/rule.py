@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, List, Opti
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ProviderT
 
+from autofix.analysis.names import children
 from autofix.types import Applicability, Expectation
 
 T = TypeVar("T")
@@ -114,7 +115,6 @@ class RuleContext:
         self.path = path
         self._metadata: Dict[ProviderT, Any] = {}
         self._facts: Dict[Any, Any] = {}
-        self._children: Optional[Dict[cst.CSTNode, List[cst.CSTNode]]] = None
 
     def metadata(self, provider: ProviderT) -> Any:
         """The provider's node → value mapping (resolved lazily, once)."""
@@ -135,19 +135,8 @@ class RuleContext:
         return self.module.code_for_node(node)
 
     def children(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-        """``node.children``, from an index built once per module.
-
-        LibCST computes ``CSTNode.children`` by running a visitor on every
-        access; analyses that walk the tree through it pay that again and again
-        (a third of all lint time on the corpus). One pass fills this index.
-        Nodes outside :attr:`module` fall back to ``node.children``.
-        """
-        if self._children is None:
-            collector = _ChildrenIndex()
-            self.module.visit(collector)
-            self._children = collector.index
-        found = self._children.get(node)
-        return found if found is not None else node.children
+        """``node.children``, memoised (LibCST recomputes them on every access)."""
+        return children(node)
 
     def walk(self, node: cst.CSTNode, prune: Tuple[type, ...] = ()) -> Iterator[cst.CSTNode]:
         """``node`` and its descendants in source order; ``prune`` types are yielded but not entered."""
@@ -157,21 +146,6 @@ class RuleContext:
             yield current
             if current is node or not isinstance(current, prune):
                 stack.extend(reversed(self.children(current)))
-
-
-class _ChildrenIndex(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.index: Dict[cst.CSTNode, List[cst.CSTNode]] = {}
-        self._stack: List[List[cst.CSTNode]] = [[]]
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._stack[-1].append(node)
-        self._stack.append([])
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.index[original_node] = self._stack.pop()
 
 
 # --------------------------------------------------------------------------- rule

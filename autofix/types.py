@@ -78,6 +78,10 @@ class Finding:
         return self.fix is not None
 
 
+#: Verdicts under which a fix counts as verified (``--write --verify`` writes it).
+PASSING_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
+
+
 @dataclass(frozen=True)
 class Verification:
     """The verifier's verdict for one changed file."""

@@ -388,7 +388,7 @@ def suppressions(linted: Linted, diagnostics: Sequence[types.Diagnostic]) -> Lis
 
 def suppressed_line(line: str, code: str) -> Optional[str]:
     """``line`` with ``code`` added to its ``# autofix: ignore[...]`` comment (or a new one)."""
-    match = engine._SUPPRESSION.search(line)
+    match = engine.SUPPRESSION.search(line)
     if match is None:
         body = line.rstrip()
         return f"{body}  # autofix: ignore[{code}]"
@@ -412,7 +412,7 @@ def _comment_survives(document: Document, line: int, new_line: str) -> bool:
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type == tokenize.COMMENT and token.start[0] == line + 1:
-                return engine._SUPPRESSION.search(token.string) is not None
+                return engine.SUPPRESSION.search(token.string) is not None
             if token.start[0] > line + 1:
                 break
     except (tokenize.TokenError, SyntaxError):

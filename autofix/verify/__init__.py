@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from autofix.types import Verification
+from autofix.types import PASSING_VERDICTS, Verification
 from autofix.verify.settings import VerifySettings
 
 __all__ = ["ACCEPTED_VERDICTS", "VerifySettings", "verify_command", "verify_file"]
 
 #: Verdicts under which ``--write --verify`` writes the file (without ``--force``).
-ACCEPTED_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
+ACCEPTED_VERDICTS = PASSING_VERDICTS
 
 
 def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:
