@@ -7,8 +7,10 @@ raises for bad input: problems come back as ``FileResult.error``.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
+import warnings
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
@@ -45,6 +47,10 @@ def check_source(
         return FileResult(path, source, source, error="file contains a NUL byte (binary file?)")
     prefilter_text = source.decode("latin-1")
     active = [r for r in rules if r.may_fire(prefilter_text)]
+    if any(r.screens() for r in active):
+        tree = _python_ast(source)
+        if tree is not None:
+            active = [r for r in active if r.may_fire_in(tree)]
     if not active:
         return FileResult(path, source, source, skipped_by_prefilter=True)
 
@@ -101,6 +107,20 @@ def _check_module(
 
 def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, RuleCrash) else f"{type(exc).__name__}: {exc}"
+
+
+def _python_ast(source: bytes) -> Optional[ast.Module]:
+    """Python's own parse of ``source`` for the rules' screens; None when it cannot.
+
+    A file Python cannot parse (newer syntax, say) goes on to LibCST, which
+    parses or reports it.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
+        return None
 
 
 def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:

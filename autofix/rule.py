@@ -13,6 +13,8 @@ an optional :class:`Fix` made of CST edits.
 
 from __future__ import annotations
 
+import ast
+
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, TypeVar, Union
@@ -208,6 +210,21 @@ class Rule:
     def may_fire(cls, text: str) -> bool:
         """Cheap text test: False means the rule cannot fire on this source."""
         return cls._trigger_re is None or cls._trigger_re.search(text) is not None
+
+    @classmethod
+    def may_fire_in(cls, tree: ast.Module) -> bool:
+        """Second screen, on Python's own parse tree: False means the rule cannot fire.
+
+        Rules whose necessary conditions are cheap to check syntactically
+        override this; the engine then parses with LibCST only the files that
+        pass some rule's screen (see :mod:`autofix.analysis.screen`).
+        """
+        return True
+
+    @classmethod
+    def screens(cls) -> bool:
+        """Does the rule override :meth:`may_fire_in`?"""
+        return cls.may_fire_in.__func__ is not Rule.may_fire_in.__func__  # type: ignore[attr-defined]
 
     @classmethod
     def fix_applicabilities(cls) -> Tuple[Applicability, ...]:

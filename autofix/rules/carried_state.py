@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import ast
+
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from autofix.analysis import loops
+from autofix.analysis import loops, screen
 from autofix.analysis.dataflow import (
     GRAPH,
     GraphFlow,
@@ -104,6 +106,10 @@ class CarriedState(Rule):
     TRIGGERS = ("backward",)
     METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.REPAIRED
+
+    @classmethod
+    def may_fire_in(cls, tree: ast.Module) -> bool:
+        return screen.may_backpropagate(tree)
 
     def check(self) -> None:
         facts = module_facts(self.context)

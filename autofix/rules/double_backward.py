@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
@@ -9,6 +11,7 @@ import libcst as cst
 
 from libcst.metadata import PositionProvider
 
+from autofix.analysis import screen
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
     PASS_METHODS,
@@ -128,6 +131,10 @@ class DoubleBackward(Rule):
     TRIGGERS = ("backward",)
     METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    @classmethod
+    def may_fire_in(cls, tree: ast.Module) -> bool:
+        return screen.calls_backward(tree)
 
     def check(self) -> None:
         holders = backward_holders(self.context)

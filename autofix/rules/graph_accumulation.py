@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import ast
+
 from typing import Optional, Set
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from autofix.analysis import screen
 from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
 from autofix.analysis.loops import children, iter_reads, target_names
 from autofix.analysis.names import dotted_name
@@ -91,6 +94,10 @@ class GraphAccumulation(Rule):
     TRIGGERS = ("backward",)
     METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    @classmethod
+    def may_fire_in(cls, tree: ast.Module) -> bool:
+        return screen.may_backpropagate(tree)
 
     def check(self) -> None:
         for flow in graph_flows(self.context):

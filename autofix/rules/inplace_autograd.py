@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import ast
+
 import re
 
 from typing import Optional
@@ -7,6 +9,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from autofix.analysis import screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
 from autofix.analysis.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
@@ -142,6 +145,10 @@ class InplaceAutograd(Rule):
     TRIGGERS = ("forward", "backward")
     METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
+
+    @classmethod
+    def may_fire_in(cls, tree: ast.Module) -> bool:
+        return screen.may_have_inplace_events(tree)
 
     @classmethod
     def may_fire(cls, text: str) -> bool:

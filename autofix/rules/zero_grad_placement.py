@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from autofix.analysis import screen
 from autofix.analysis.names import dotted_name, iter_calls, method_call
 from autofix.analysis.steps import (
     Line,
@@ -115,6 +118,10 @@ class ZeroGradPlacement(Rule):
     TRIGGERS = ("backward",)
     METADATA_DEPENDENCIES = (PositionProvider,)
     EXPECTATION = Expectation.INTENDED_CHANGE
+
+    @classmethod
+    def may_fire_in(cls, tree: ast.Module) -> bool:
+        return screen.calls_backward(tree)
 
     def check(self) -> None:
         holders = backward_holders(self.context)

@@ -1,0 +1,154 @@
+"""The syntactic screens (autofix.analysis.screen) never hide a finding.
+
+A screen may let through a file its rule then finds nothing in, never the
+reverse: wherever a rule, run without its screen, reports something, the
+screen must pass. Checked on every corpus case, on generated training code and
+on a sample of torch's own sources; then the screens' effect on the engine.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from pathlib import Path
+from typing import Dict, List, Set
+
+import pytest
+from hypothesis import given
+
+from autofix import api, engine, registry
+from autofix.types import Options
+from corpus_cases import CORPUS
+from test_fuzz import CI, training_fragment
+from test_sweep import sample, torch_sources
+
+RULES = registry.all_rules()
+ALL = Options(select=("ALL",), unsafe_fixes=True)
+
+
+@pytest.fixture
+def unscreened(monkeypatch):
+    """Every rule's screen switched off: each rule sees every file its trigger words let through."""
+    for rule in RULES:
+        monkeypatch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
+
+
+def codes_found(source: bytes, path: str = "case.py") -> Set[str]:
+    result = engine.check_source(source, path, RULES, ALL)
+    assert not (result.error or "").startswith("internal error"), result.error
+    return {f.code for f in result.findings}
+
+
+def python_ast(source: bytes) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
+
+
+def assert_screens_pass(source: bytes, codes: Set[str], where: str) -> None:
+    tree = python_ast(source)
+    for code in sorted(codes):
+        assert registry.get_rule(code).may_fire_in(tree), f"{where}: {code} fires but its screen says it cannot"
+
+
+def corpus_files() -> List[Path]:
+    here = Path(__file__).resolve().parent
+    files = sorted(p for p in CORPUS.rglob("*.py") if not p.name.endswith(".fixed.py"))
+    return files + sorted((here / "verify_cases").glob("*.py"))
+
+
+# --------------------------------------------------------------------------- soundness
+
+
+def test_screens_pass_wherever_a_rule_fires_in_the_corpus(unscreened):
+    fired: Dict[str, int] = {}
+    for path in corpus_files():
+        source = path.read_bytes()
+        codes = codes_found(source, str(path))
+        assert_screens_pass(source, codes, str(path))
+        for code in codes:
+            fired[code] = fired.get(code, 0) + 1
+    # Every rule was exercised, so every screen was checked on real findings.
+    assert set(fired) == {rule.CODE for rule in RULES}
+
+
+@CI
+@given(training_fragment())
+def test_screens_pass_wherever_a_rule_fires_in_generated_code(source):
+    data = source.encode("utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        for rule in RULES:
+            patch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
+        codes = codes_found(data)
+    assert_screens_pass(data, codes, source)
+
+
+def test_screens_pass_wherever_a_rule_fires_in_torch_sources(unscreened):
+    root = torch_sources()
+    files = sample(sorted(str(p) for p in root.rglob("*.py")))
+    for name in files:
+        source = Path(name).read_bytes()
+        try:
+            python_ast(source)
+        except SyntaxError:
+            continue
+        assert_screens_pass(source, codes_found(source, name), name)
+
+
+# --------------------------------------------------------------------------- what the screens skip
+
+
+MODEL_WITHOUT_HAZARD = b"""\
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.act = nn.ReLU(inplace=True)
+        self.steps = 0
+
+    def reset_parameters(self):
+        self.fc.weight.data.mul_(0.5)
+
+    def forward(self, x):
+        self.steps += 1
+        return self.fc(x) + x
+"""
+
+
+def test_a_model_file_without_a_possible_finding_is_never_parsed_by_libcst(monkeypatch):
+    # Trigger words (forward, inplace=True, ``+=``, ``mul_(``) pass the text
+    # pre-filter; the screen sees the writes sit in initialisation code or
+    # on an attribute, so LibCST is never asked.
+    def no_libcst(source):
+        raise AssertionError("LibCST parse of a screened-out file")
+
+    monkeypatch.setattr(engine, "parse", no_libcst)
+    result = api.fix_source(MODEL_WITHOUT_HAZARD, "block.py", ALL)
+    assert result.findings == () and result.error is None
+    assert result.skipped_by_prefilter
+    assert result.fixed == MODEL_WITHOUT_HAZARD
+
+
+def test_the_same_file_with_a_hazard_in_forward_is_parsed_and_reported():
+    source = MODEL_WITHOUT_HAZARD.replace(b"return self.fc(x) + x", b"y = torch.sigmoid(x)\n        y.mul_(2)\n        return self.fc(y)")
+    result = api.fix_source(source, "block.py", ALL)
+    assert not result.skipped_by_prefilter
+    assert [f.code for f in result.findings] == ["AF103"]
+
+
+def test_a_training_script_without_backward_is_screened_out_for_the_step_rules():
+    source = b"import torch\n# we never call backward here\nfor x in loader:\n    total += model(x)\n"
+    result = api.fix_source(source, "eval.py", ALL)
+    assert result.skipped_by_prefilter and result.findings == ()
+
+
+def test_a_file_python_cannot_parse_goes_on_to_libcst_and_is_reported():
+    # Python's parser refuses it; the engine must not treat that as "nothing to find".
+    source = b"import torch\nloss.backward(\n"
+    result = api.fix_source(source, "broken.py", ALL)
+    assert not result.skipped_by_prefilter
+    assert result.error is not None and "syntax error" in result.error
