@@ -16,7 +16,6 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from autofix.analysis.names import forget_children
 from autofix.diff import unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
 from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
@@ -58,10 +57,7 @@ def check_source(
     if module is None:
         return FileResult(path, source, source, error=error)
 
-    try:
-        return _check_module(source, module, path, active, options)
-    finally:
-        forget_children()
+    return _check_module(source, module, path, active, options)
 
 
 def _check_module(

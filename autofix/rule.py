@@ -137,7 +137,7 @@ class RuleContext:
         return self.module.code_for_node(node)
 
     def children(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-        """``node.children``, memoised (LibCST recomputes them on every access)."""
+        """The code-carrying children of ``node``, in source order (see :func:`autofix.analysis.names.children`)."""
         return children(node)
 
     def walk(self, node: cst.CSTNode, prune: Tuple[type, ...] = ()) -> Iterator[cst.CSTNode]:

@@ -46,7 +46,12 @@ def python_ast(source: bytes) -> ast.Module:
 
 
 def assert_screens_pass(source: bytes, codes: Set[str], where: str) -> None:
-    tree = python_ast(source)
+    if not codes:
+        return
+    try:
+        tree = python_ast(source)
+    except SyntaxError:
+        return  # the engine screens nothing Python cannot parse
     for code in sorted(codes):
         assert registry.get_rule(code).may_fire_in(tree), f"{where}: {code} fires but its screen says it cannot"
 
@@ -88,10 +93,6 @@ def test_screens_pass_wherever_a_rule_fires_in_torch_sources(unscreened):
     files = sample(sorted(str(p) for p in root.rglob("*.py")))
     for name in files:
         source = Path(name).read_bytes()
-        try:
-            python_ast(source)
-        except SyntaxError:
-            continue
         assert_screens_pass(source, codes_found(source, name), name)
 
 

@@ -29,6 +29,7 @@ from autofix.analysis.inplace_ops import (
     INPLACE_MODULES,
     TORCH_INPLACE_FUNCTIONS,
 )
+from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, keyword, walk_local as _walk
 from autofix.analysis.training import (
     disables_grad,
@@ -226,6 +227,23 @@ class _Analysis:
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
         self.grad_callees: Set[cst.FunctionDef] = set()
         self.ids = itertools.count()
+        # Each statement is searched several times (writes, saves, escapes, backward calls).
+        self._local: Dict[int, List[cst.CSTNode]] = {}
+        self._calls: Dict[int, List[cst.Call]] = {}
+
+    def local(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """``walk_local(node)``, memoised for the analysis (the tree is immutable)."""
+        found = self._local.get(id(node))
+        if found is None:
+            found = self._local[id(node)] = list(_walk(node))
+        return found
+
+    def calls(self, node: cst.CSTNode) -> List[cst.Call]:
+        """The calls in ``node``, innermost first (``f(g(x))`` yields ``g`` before ``f``)."""
+        found = self._calls.get(id(node))
+        if found is None:
+            found = self._calls[id(node)] = [n for n in reversed(self.local(node)) if isinstance(n, cst.Call)]
+        return found
 
     def run(self) -> List[InplaceEvent]:
         self._index()
@@ -239,58 +257,35 @@ class _Analysis:
 
     # Every def, every ``x = Ctor(...)`` in the module, every global read from a def.
     def _index(self) -> None:
-        analysis = self
-
-        class Indexer(cst.CSTVisitor):
-            def __init__(self) -> None:
-                self.classes: List[cst.ClassDef] = []
-                self.depth = 0
-
-            def visit_ClassDef(self, node: cst.ClassDef) -> None:
-                self.classes.append(node)
-                analysis.class_names.add(node.name.value)
-
-            def leave_ClassDef(self, node: cst.ClassDef) -> None:
-                self.classes.pop()
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-                cls = self.classes[-1] if self.classes else None
-                if cls is not None and node in cls.body.body:
-                    analysis.methods[(cls, node.name.value)] = node
-                    analysis.owner[node] = cls
-                elif node in analysis.module.body:
-                    analysis.functions[node.name.value] = node
-                    analysis.owner[node] = None
-                self.depth += 1
-
-            def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-                self.depth -= 1
-
-            def visit_Name(self, node: cst.Name) -> None:
-                if self.depth:
-                    analysis.global_reads.add(node.value)
-
-            def visit_Assign(self, node: cst.Assign) -> None:
-                if not isinstance(node.value, cst.Call):
-                    return
-                ctor = dotted_name(node.value.func) or ""
-                last = ctor.rsplit(".", 1)[-1]
-                if not last[:1].isupper():
-                    return
-                for target in node.targets:
-                    name = dotted_name(target.target)
-                    if not name:
-                        continue
-                    if name.startswith("self.") and self.classes:
-                        # self.act means a different module in every class.
-                        name = f"{self.classes[-1].name.value}.{name}"
-                    analysis.module_ctor[name] = last
-                    if last == "Parameter":
-                        analysis.parameters.add(name)
-                    if last in INPLACE_MODULES and _inplace_requested(node.value, INPLACE_MODULES[last]):
-                        analysis.inplace_modules.add(name)
-
-        self.module.visit(Indexer())
+        index = module_index(self.context)
+        self.class_names.update(cls.name.value for cls in index.classes)
+        self.global_reads = index.names_in_functions
+        for node, cls in index.functions:
+            if cls is not None and node in cls.body.body:
+                self.methods[(cls, node.name.value)] = node
+                self.owner[node] = cls
+            elif node in self.module.body:
+                self.functions[node.name.value] = node
+                self.owner[node] = None
+        for node, cls in index.assigns:
+            if not isinstance(node.value, cst.Call):
+                continue
+            ctor = dotted_name(node.value.func) or ""
+            last = ctor.rsplit(".", 1)[-1]
+            if not last[:1].isupper():
+                continue
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if not name:
+                    continue
+                if name.startswith("self.") and cls is not None:
+                    # self.act means a different module in every class.
+                    name = f"{cls.name.value}.{name}"
+                self.module_ctor[name] = last
+                if last == "Parameter":
+                    self.parameters.add(name)
+                if last in INPLACE_MODULES and _inplace_requested(node.value, INPLACE_MODULES[last]):
+                    self.inplace_modules.add(name)
 
     def _excluded(self, func: cst.FunctionDef) -> bool:
         if _INIT_NAME.search(func.name.value):
@@ -508,7 +503,7 @@ class _Walker:
                 binding.saved = None
         if not unit.quiet:
             self._record_saves(node)
-            for call in _calls(node):
+            for call in self.a.calls(node):
                 callee = self._callee(call)
                 if callee is not None and self._backward_follows(index) and any(self._grad(a.value) for a in call.args):
                     self.grad_callees.add(callee)
@@ -525,7 +520,7 @@ class _Walker:
         return not self.backward_units or self.backward_units[-1] > index
 
     def _backward_in(self, node: cst.CSTNode) -> bool:
-        return any(is_backward_call(self.a.context, call) for call in _calls(node))
+        return any(is_backward_call(self.a.context, call) for call in self.a.calls(node))
 
     # ---- finding in-place ops
 
@@ -540,11 +535,11 @@ class _Walker:
                     yield node, "setitem", target.value.value
         chained: Set[cst.Call] = set()
         guarded: Set[cst.CSTNode] = set()
-        for n in _walk(node):
+        for n in self.a.local(node):
             if isinstance(n, cst.IfExp) and _mentions_inplace(n.test):
-                guarded.update(_walk(n))  # `x.mul_(g) if self.inplace else x * g`
+                guarded.update(self.a.local(n))  # `x.mul_(g) if self.inplace else x * g`
         # Outermost first, so that a chain x.mul_(a).add_(b) is met at its last link.
-        for call in [n for n in _walk(node) if isinstance(n, cst.Call)]:
+        for call in [n for n in self.a.local(node) if isinstance(n, cst.Call)]:
             if call in chained or call in guarded:
                 continue
             callee = self._callee(call)
@@ -736,7 +731,7 @@ class _Walker:
     # ---- what a statement saves for backward
 
     def _record_saves(self, node: cst.CSTNode) -> None:
-        for expr in _walk(node):
+        for expr in self.a.local(node):
             if isinstance(expr, cst.BinaryOperation):
                 op = expr.operator
                 if isinstance(op, (cst.Multiply, cst.MatrixMultiply)):
@@ -837,7 +832,7 @@ class _Walker:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             if node.value is not None and any(isinstance(t, (cst.Attribute, cst.Subscript)) for t in targets):
                 stored.append(node.value)
-        for expr in _walk(node):
+        for expr in self.a.local(node):
             if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
                 stored.append(expr)
             elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
@@ -868,7 +863,7 @@ class _Walker:
             for name in _target_names(node.target):
                 self.state.pop(name, None)
             return
-        for expr in _walk(node):
+        for expr in self.a.local(node):
             if isinstance(expr, cst.NamedExpr) and isinstance(expr.target, cst.Name):
                 self.state[expr.target.value] = self._value(expr.value)
         if isinstance(node, cst.AnnAssign) and node.value is not None:

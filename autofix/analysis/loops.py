@@ -12,7 +12,6 @@ not run at all. Closures and comprehension variables are ignored.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import (
     Dict,
@@ -28,7 +27,7 @@ from typing import (
 
 import libcst as cst
 
-from autofix.analysis.names import dotted_name
+from autofix.analysis.names import children, dotted_name
 
 
 @dataclass
@@ -43,28 +42,6 @@ class Carried:
     @property
     def names(self) -> Set[str]:
         return set(self.first_read) & set(self.assignments)
-
-
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The child nodes of ``node``, roughly in source order.
-
-    LibCST's ``node.children`` runs a visitor on every call; reading the
-    dataclass fields directly is an order of magnitude faster on large files.
-    """
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
-    found: List[cst.CSTNode] = []
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, cst.CSTNode))
-    return found
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -17,6 +17,7 @@ from typing import Dict, Iterator, Optional, Set
 
 import libcst as cst
 
+from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, method_call
 from autofix.rule import RuleContext
 
@@ -57,14 +58,13 @@ _BUILTINS = frozenset(dir(builtins))
 
 def import_aliases(context: RuleContext) -> Dict[str, str]:
     """Local name → imported dotted name, for every import in the module."""
-    return context.fact("import_aliases", lambda: _collect_aliases(context.module))
+    return context.fact("import_aliases", lambda: _collect_aliases(context))
 
 
-def _collect_aliases(module: cst.Module) -> Dict[str, str]:
+def _collect_aliases(context: RuleContext) -> Dict[str, str]:
     aliases: Dict[str, str] = {}
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
+    for node in module_index(context).imports:
+        if isinstance(node, cst.Import):
             for alias in node.names:
                 full = dotted_name(alias.name)
                 if full is None:
@@ -74,23 +74,20 @@ def _collect_aliases(module: cst.Module) -> Dict[str, str]:
                 else:
                     head = full.split(".", 1)[0]
                     aliases[head] = head
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-                return
-            base = dotted_name(node.module)
-            if base is None:
-                return
-            for alias in node.names:
-                imported = dotted_name(alias.name)
-                if imported is None:
-                    continue
-                local = imported
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    local = alias.asname.name.value
-                aliases[local] = f"{base}.{imported}"
-
-    module.visit(Visitor())
+            continue
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            continue
+        base = dotted_name(node.module)
+        if base is None:
+            continue
+        for alias in node.names:
+            imported = dotted_name(alias.name)
+            if imported is None:
+                continue
+            local = imported
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            aliases[local] = f"{base}.{imported}"
     return aliases
 
 
@@ -124,30 +121,26 @@ def optimizer_facts(context: RuleContext) -> OptimizerFacts:
 
 def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
     facts = OptimizerFacts()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if not isinstance(node.value, cst.Call):
-                return
-            kind = _constructed_kind(context, node.value)
-            if kind is None:
-                return
-            for target in node.targets:
-                name = dotted_name(target.target)
-                if name:
-                    (facts.optimizers if kind == "optimizer" else facts.schedulers).add(name)
-                    if kind == "optimizer":
-                        facts.param_sources.setdefault(name, set()).update(_param_sources(node.value))
-
-        def visit_Call(self, node: cst.Call) -> None:
-            mc = method_call(node)
-            if mc is None:
-                return
-            receiver = dotted_name(mc[0])
-            if receiver:
-                facts.methods.setdefault(receiver, set()).add(mc[1])
-
-    context.module.visit(Visitor())
+    index = module_index(context)
+    for node, _ in index.assigns:
+        if not isinstance(node.value, cst.Call):
+            continue
+        kind = _constructed_kind(context, node.value)
+        if kind is None:
+            continue
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name:
+                (facts.optimizers if kind == "optimizer" else facts.schedulers).add(name)
+                if kind == "optimizer":
+                    facts.param_sources.setdefault(name, set()).update(_param_sources(node.value))
+    for call in index.calls:
+        mc = method_call(call)
+        if mc is None:
+            continue
+        receiver = dotted_name(mc[0])
+        if receiver:
+            facts.methods.setdefault(receiver, set()).add(mc[1])
     return facts
 
 
@@ -233,17 +226,13 @@ def grad_disabled_nodes(context: RuleContext) -> Set[cst.CSTNode]:
 
 def _collect_disabled(context: RuleContext) -> Set[cst.CSTNode]:
     found: Set[cst.CSTNode] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_With(self, node: cst.With) -> None:
-            if any(disables_grad(context, item.item) for item in node.items):
-                found.add(node.body)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            if any(disables_grad(context, d.decorator) for d in node.decorators):
-                found.add(node.body)
-
-    context.module.visit(Visitor())
+    index = module_index(context)
+    for node in index.withs:
+        if any(disables_grad(context, item.item) for item in node.items):
+            found.add(node.body)
+    for func, _ in index.functions:
+        if any(disables_grad(context, d.decorator) for d in func.decorators):
+            found.add(func.body)
     return found
 
 
