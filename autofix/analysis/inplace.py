@@ -110,7 +110,7 @@ NON_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "range", 
                                  "isinstance", "getattr", "hasattr", "print", "min", "max", "sum", "round", "abs"})
 _NON_TENSOR_ANNOTATION = re.compile(r"^(int|float|bool|str|bytes|List|list|Tuple|tuple|Dict|dict|Sequence|Iterable|Mapping|Callable)\b")
 #: Functions that build or reset parameters: in-place writes there are initialisation.
-_INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
+INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
 _MODULE_BASE = re.compile(r"(^|\.)(Module|Sequential|ModuleList|ModuleDict)$|Module$|Model$|Net$|Layer$|Block$|Loss$")
 _MODULE_METHODS = frozenset({"parameters", "named_parameters", "train", "eval", "state_dict", "modules", "children"})
 _EXCLUDED_BASE = re.compile(r"(^|\.)(Optimizer|Function|InplaceFunction|LRScheduler|_LRScheduler)$")
@@ -288,7 +288,7 @@ class _Analysis:
                     self.inplace_modules.add(name)
 
     def _excluded(self, func: cst.FunctionDef) -> bool:
-        if _INIT_NAME.search(func.name.value):
+        if INIT_NAME.search(func.name.value):
             return True
         if any(disables_grad(self.context, d.decorator) for d in func.decorators):
             return True

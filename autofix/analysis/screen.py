@@ -28,9 +28,9 @@ against the full rules on the corpus, generated programs and real code.
 from __future__ import annotations
 
 import ast
-import re
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
+from autofix.analysis.inplace import FACTORIES, FRESH_METHODS, INIT_NAME, NON_TENSOR_BUILTINS
 from autofix.analysis.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     FUNCTIONAL_INPLACE_PARAMETER,
@@ -41,11 +41,8 @@ from autofix.analysis.inplace_ops import (
 
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
-# Same words as the analysis' own exclusions (autofix.analysis.inplace._INIT_NAME).
-_INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
 _TORCH_INPLACE = frozenset(TORCH_INPLACE_FUNCTIONS) | frozenset(FUNCTIONAL_INPLACE_FUNCTIONS)
 _MODULE_NAMES = frozenset({"torch", "F", "nn", "np", "math"})
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 # --------------------------------------------------------------------------- backward
@@ -66,18 +63,87 @@ def may_backpropagate(tree: ast.Module) -> bool:
 
 
 def _calls_named(tree: ast.Module, names: FrozenSet[str], aliases: bool) -> bool:
+    nodes = _nodes(tree)
     wanted = set(names)
     if aliases:
-        for node in ast.walk(tree):
+        for node in nodes.imports:
             if isinstance(node, ast.ImportFrom):
                 wanted.update(a.asname for a in node.names if a.asname and a.name in names)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name in wanted:
-                return True
+    for call in nodes.calls:
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name in wanted:
+            return True
     return False
+
+
+# --------------------------------------------------------------------------- one pass over the tree
+
+
+class _Nodes:
+    """Every node of a module in one pass, filed by what the screens ask of it."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.calls: List[ast.Call] = []
+        self.imports: List[Union[ast.Import, ast.ImportFrom]] = []
+        self.assigns: List[ast.Assign] = []
+        self.classes: List[ast.ClassDef] = []
+        #: each def's (and the module's) own nodes: its body, not nested defs, classes or lambdas
+        self.local: Dict[int, List[ast.AST]] = {id(tree): []}
+        # (node, the list of the scope it belongs to, None outside any walked scope)
+        stack: List[Tuple[ast.AST, Optional[List[ast.AST]]]] = [(tree, None)]
+        while stack:
+            node, owner = stack.pop()
+            kind = type(node)
+            if kind is ast.Call:
+                self.calls.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Assign:
+                self.assigns.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self.imports.append(node)  # type: ignore[arg-type]
+            elif kind is ast.ClassDef:
+                self.classes.append(node)  # type: ignore[arg-type]
+            if kind is ast.Module:
+                inner: Optional[List[ast.AST]] = self.local[id(node)]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                # Its body is its own; decorators, defaults and annotations belong to no walked scope.
+                body = self.local[id(node)] = []
+                outside = [getattr(node, f, None) for f in node._fields if f != "body"]
+                stack.extend((child, None) for child in _flatten(outside))
+                stack.extend((child, body) for child in reversed(node.body))  # type: ignore[attr-defined]
+                continue
+            elif kind is ast.ClassDef or kind is ast.Lambda:
+                inner = None
+            else:
+                inner = owner
+                if owner is not None:
+                    owner.append(node)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for child in reversed(value):
+                        if isinstance(child, ast.AST):
+                            stack.append((child, inner))
+                elif isinstance(value, ast.AST):
+                    stack.append((value, inner))
+
+
+def _flatten(values: List[object]) -> List[ast.AST]:
+    found: List[ast.AST] = []
+    for value in values:
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, ast.AST))
+    return found
+
+
+def _nodes(tree: ast.Module) -> _Nodes:
+    found = getattr(tree, "_autofix_nodes", None)
+    if found is None:
+        found = _Nodes(tree)
+        tree._autofix_nodes = found  # type: ignore[attr-defined]
+    return found
 
 
 # --------------------------------------------------------------------------- in-place writes
@@ -111,21 +177,20 @@ class _Summary:
     def __init__(self, index: "_Index", scope: Scope, cls: Optional[ast.ClassDef]) -> None:
         self.calls_backward = False
         self.callees: List[Tuple[Optional[ast.ClassDef], FunctionAst]] = []
-        #: in-place writes the analysis could report: on a bound name, or reading the target's ``.grad``
-        self.writes = False
-        bound: Set[str] = set()
+        #: names some binding of which may hold a tensor (``x += 1`` on ``x = 0`` is never judged)
+        tensors: Set[str] = set()
+        #: names some binding of which may be an argument, a leaf, require grad or be a view:
+        #: a write to anything else (a fresh ``torch.zeros``) is reported only through an alias
+        risky: Set[str] = set()
+        #: names bound to another name (``y = x``, ``y = x.relu_()``): aliases of it
+        aliased: Set[str] = set()
         if not isinstance(scope, ast.Module):
-            args = scope.args
-            for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-                if arg is not None:
-                    bound.add(arg.arg)
-        writes: List[Tuple[ast.AST, str]] = []
-        for node in _walk_local(_scope_body(scope)):
+            _bind_parameters(scope, cls, tensors, risky)
+        # (write, target, judged only when the target holds a tensor)
+        writes: List[Tuple[ast.AST, str, bool]] = []
+        for node in index.nodes.local.get(id(scope), ()):
             kind = type(node)
-            if kind is ast.Name:
-                if isinstance(node.ctx, ast.Store):  # type: ignore[attr-defined]
-                    bound.add(node.id)  # type: ignore[attr-defined]
-            elif kind is ast.Call:
+            if kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 if isinstance(func, ast.Attribute):
                     if func.attr == "backward":
@@ -139,19 +204,36 @@ class _Summary:
                         self.calls_backward = True  # from torch.autograd import backward
                     elif func.id in index.functions:
                         self.callees.append((None, index.functions[func.id]))
-                writes.extend((node, target) for target in _call_targets(node, index))  # type: ignore[arg-type]
+                writes.extend((node, target, False) for target in _call_targets(node, index))  # type: ignore[arg-type]
             elif kind is ast.AugAssign:
                 target = node.target  # type: ignore[attr-defined]
                 if isinstance(target, ast.Name):
-                    writes.append((node, target.id))
+                    writes.append((node, target.id, True))
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    writes.append((node, target.value.id))
+                    writes.append((node, target.value.id, True))
             elif kind is ast.Assign:
                 for target in node.targets:  # type: ignore[attr-defined]
                     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                        writes.append((node, target.value.id))
+                        writes.append((node, target.value.id, True))
+                for target in node.targets:  # type: ignore[attr-defined]
+                    _bind(target, node.value, index, tensors, risky, aliased)  # type: ignore[attr-defined]
+            elif kind is ast.AnnAssign or kind is ast.NamedExpr:
+                if node.value is not None:  # type: ignore[attr-defined]
+                    _bind(node.target, node.value, index, tensors, risky, aliased)  # type: ignore[attr-defined]
+            elif kind is ast.For or kind is ast.AsyncFor:
+                iterated = node.iter  # type: ignore[attr-defined]
+                if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters":
+                    tensors.update(_stored_names(node.target))  # type: ignore[attr-defined]
+        #: in-place writes the analysis could report: on a name that may be an argument, a leaf,
+        #: a value requiring grad, a view or an alias (and a tensor, for ``op=`` and ``[…] =``),
+        #: or reading the target's ``.grad`` (``p -= lr * p.grad``)
         self.writes = any(
-            target != "self" and (target in bound or _reads_grad_of(node, target)) for node, target in writes
+            target != "self"
+            and (
+                ((target in tensors or not needs_tensor) and (target in risky or target in aliased))
+                or _reads_grad_of(node, target)
+            )
+            for node, target, needs_tensor in writes
         )
         if isinstance(scope, ast.Module):
             self.root = self.calls_backward
@@ -159,6 +241,126 @@ class _Summary:
             self.root = not _excluded(scope) and (
                 self.calls_backward or (cls is not None and scope.name == "forward")
             )
+
+
+def _bind_parameters(
+    func: FunctionAst, cls: Optional[ast.ClassDef], tensors: Set[str], risky: Set[str]
+) -> None:
+    """Parameters, and which of them the analysis takes for tensors (its ``_tensor_param``).
+
+    A parameter it does not take for a tensor is neither the caller's tensor
+    nor one requiring grad for it; every other one may be either.
+    """
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [False] * (len(positional) - len(args.defaults)) + [True] * len(args.defaults)
+    params = list(zip(positional, defaults)) + [(a, d is not None) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
+    if cls is not None and not static and params:
+        params = params[1:]
+    for i, (arg, has_default) in enumerate(params):
+        if arg.annotation is not None:
+            tensor = _mentions_tensor(arg.annotation)
+        else:
+            tensor = not has_default and i == 0 and func.name == "forward"
+        if tensor:
+            tensors.add(arg.arg)
+        if tensor or (arg.annotation is None and not has_default):
+            risky.add(arg.arg)
+
+
+def _mentions_tensor(annotation: ast.expr) -> bool:
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Name) and "Tensor" in node.id:
+            return True
+        if isinstance(node, ast.Attribute) and "Tensor" in node.attr:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "Tensor" in node.value:
+            return True
+    return False
+
+
+# What the analysis' ``_value`` never takes for a tensor: literals, containers,
+# attributes (never judged at all), ``a if c else b``, ``len(...)`` and friends.
+_NEVER_TENSOR = (
+    ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
+    ast.GeneratorExp, ast.Lambda, ast.IfExp, ast.BoolOp, ast.Attribute, ast.Await, ast.Yield, ast.YieldFrom,
+    ast.NamedExpr,
+)
+#: ``x.new_zeros(...)``: fresh, and never requiring grad whatever ``x`` is.
+_NEW_TENSOR_METHODS = frozenset(m for m in FRESH_METHODS if m.startswith("new_"))
+
+
+def _never_tensor(expr: ast.expr, index: "_Index") -> bool:
+    if isinstance(expr, _NEVER_TENSOR):
+        return True
+    if isinstance(expr, ast.Subscript):
+        return not isinstance(expr.value, ast.Name)
+    if isinstance(expr, ast.BinOp):
+        return _never_tensor(expr.left, index) and _never_tensor(expr.right, index)
+    if isinstance(expr, ast.UnaryOp):
+        return _never_tensor(expr.operand, index)
+    if isinstance(expr, ast.Compare):
+        return not isinstance(expr.left, ast.Name)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        # ``from torch import max`` would make ``max(...)`` a tensor: imported names are not builtins.
+        return isinstance(func, ast.Name) and func.id in NON_TENSOR_BUILTINS and func.id not in index.imported
+    return False
+
+
+def _bind(target: ast.AST, value: ast.expr, index: "_Index", tensors: Set[str], risky: Set[str], aliased: Set[str]) -> None:
+    names = _stored_names(target)
+    if not names:
+        return
+    if not _never_tensor(value, index):
+        tensors.update(names)
+        if not _grad_free(value, index):
+            risky.update(names)
+    source = value
+    while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in INPLACE_METHODS:
+        source = source.func.value  # ``y = x.relu_()`` is ``x`` itself
+    if isinstance(source, ast.Name):
+        aliased.add(source.id)
+        risky.update(names)  # an alias takes over whatever its source was
+
+
+def _grad_free(value: ast.expr, index: "_Index") -> bool:
+    """A new tensor that does not require grad: ``torch.zeros(...)``, ``x.new_ones(...)`` (the analysis' "fresh")."""
+    if not isinstance(value, ast.Call) or any(k.arg in ("requires_grad", None) for k in value.keywords):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id in index.torch_factories
+    if not isinstance(func, ast.Attribute) or _dotted(func) in index.assigned_attributes:
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Name) and receiver.id in index.torch_modules:
+        return func.attr in FACTORIES
+    if isinstance(receiver, ast.Name) and (receiver.id in ("self", "F") or receiver.id in index.imported):
+        return False
+    return func.attr in _NEW_TENSOR_METHODS
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _stored_names(target: ast.AST) -> List[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _stored_names(e)]
+    if isinstance(target, ast.Starred):
+        return _stored_names(target.value)
+    return []
 
 
 class _Index:
@@ -172,24 +374,40 @@ class _Index:
         self.inplace_modules: Set[str] = set()
         #: what ``from torch.autograd import backward [as …]`` binds
         self.backward_names: Set[str] = {"backward"}
+        #: every name an import binds
+        self.imported: Set[str] = set()
+        #: names ``torch`` is imported as, and torch factories imported by name
+        self.torch_modules: Set[str] = {"torch"}
+        self.torch_factories: Set[str] = set()
+        #: ``a.b`` assigned anywhere (the analysis then takes ``a.b(...)`` for a module it built)
+        self.assigned_attributes: Set[str] = set()
         self._summaries: Dict[int, _Summary] = {}
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[stmt.name] = stmt
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                self.classes.append(node)
-                for stmt in node.body:
-                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self.methods[(id(node), stmt.name)] = stmt
-            elif isinstance(node, ast.Assign) and _builds_inplace_module(node.value):
-                for target in node.targets:
-                    if _is_self_attr(target):
-                        self.inplace_modules.add(target.attr)  # type: ignore[union-attr]
-            elif isinstance(node, ast.ImportFrom):
+        self.nodes = nodes = _nodes(tree)
+        for cls in nodes.classes:
+            self.classes.append(cls)
+            for stmt in cls.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.methods[(id(cls), stmt.name)] = stmt
+        for assign in nodes.assigns:
+            for target in assign.targets:
+                if isinstance(target, ast.Attribute):
+                    self.assigned_attributes.add(_dotted(target) or "")
+                    if _is_self_attr(target) and _builds_inplace_module(assign.value):
+                        self.inplace_modules.add(target.attr)
+        for node in nodes.imports:
+            if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
+                    self.imported.add(alias.asname or alias.name)
+                    if node.module == "torch" and not node.level and alias.name in FACTORIES:
+                        self.torch_factories.add(alias.asname or alias.name)
                     if alias.name == "backward":
                         self.backward_names.add(alias.asname or alias.name)
+            else:
+                self.imported.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+                self.torch_modules.update(alias.asname for alias in node.names if alias.name == "torch" and alias.asname)
 
     def scopes(self) -> Iterator[Tuple[Optional[ast.ClassDef], Scope]]:
         """Every scope the analysis may start from: methods, module functions, the module."""
@@ -209,28 +427,11 @@ class _Index:
 
 
 def _excluded(func: FunctionAst) -> bool:
-    if _INIT_NAME.search(func.name):
+    if INIT_NAME.search(func.name):
         return True
     args = func.args
     names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
     return "inplace" in names or names[:1] == ["ctx"]
-
-
-def _scope_body(scope: Scope) -> List[ast.stmt]:
-    if isinstance(scope, ast.Module):
-        return [s for s in scope.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    return scope.body
-
-
-def _walk_local(body: List[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of ``body``, not entering nested functions, classes or lambdas."""
-    stack: List[ast.AST] = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, _NESTED):
-                stack.append(child)
 
 
 # --------------------------------------------------------------------------- writes
