@@ -65,7 +65,7 @@ def _check_module(
 ) -> FileResult:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     try:
-        reports, context = _lint(wrapper, active, path)
+        reports, context = _lint(wrapper, active, path, _text(source, module))
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
         return FileResult(path, source, source, error=f"internal error in autofix: {_describe(exc)}")
     if not reports:
@@ -139,8 +139,9 @@ def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
 
 
 def _lint(
-    wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str
+    wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str, code: str
 ) -> Tuple[List[Report], RuleContext]:
+    """Run ``rules``; ``code`` is the module's text (generating it again costs a full codegen)."""
     context = RuleContext(wrapper, path)
     reports: List[Report] = []
     for rule_cls in rules:
@@ -155,7 +156,7 @@ def _lint(
         reports.extend(rule.reports)
     if not reports:
         return reports, context
-    lines = wrapper.module.code.splitlines()
+    lines = code.splitlines()
     positions = context.metadata(PositionProvider)
     return [r for r in reports if not _suppressed(r, lines, positions)], context
 
@@ -207,6 +208,7 @@ def _fix_to_fixpoint(
     original = wrapper.module
     applied: Set[str] = set()
     module = original
+    data = b""
     positions = wrapper.resolve(PositionProvider)
     for _ in range(options.max_passes):
         fixes = [(r.code, r.fix) for r in reports if _allowed(r.fix, options)]
@@ -217,17 +219,24 @@ def _fix_to_fixpoint(
             break
         applied.update(codes)
         # Re-parse so that positions and metadata describe the new text exactly.
-        module = cst.parse_module(new_module.bytes)
+        data = new_module.bytes
+        module = cst.parse_module(data)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        reports, context = _lint(wrapper, rules, path)
+        reports, context = _lint(wrapper, rules, path, _text(data, module))
         positions = context.metadata(PositionProvider)
     else:
         if any(_allowed(r.fix, options) for r in reports):
             raise RuntimeError(f"fixes did not converge after {options.max_passes} passes")
     if module is original:
         return original.bytes, ()
-    _check_compiles(module.code, path)
-    return module.bytes, tuple(sorted(applied))
+    _check_compiles(_text(data, module), path)
+    return data, tuple(sorted(applied))
+
+
+def _text(data: bytes, module: cst.Module) -> str:
+    """``module.code`` without generating it: the text ``module`` was parsed from."""
+    text = data.decode(module.encoding)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _check_compiles(code: str, path: str) -> None:

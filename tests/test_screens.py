@@ -20,17 +20,10 @@ from autofix import api, engine, registry
 from autofix.types import Options
 from corpus_cases import CORPUS
 from test_fuzz import CI, training_fragment
-from test_sweep import sample, torch_sources
+from test_sweep import sample, torch_sources, unscreened  # noqa: F401 (fixture)
 
 RULES = registry.all_rules()
 ALL = Options(select=("ALL",), unsafe_fixes=True)
-
-
-@pytest.fixture
-def unscreened(monkeypatch):
-    """Every rule's screen switched off: each rule sees every file its trigger words let through."""
-    for rule in RULES:
-        monkeypatch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
 
 
 def codes_found(source: bytes, path: str = "case.py") -> Set[str]:

@@ -23,12 +23,10 @@ helpers whose body detaches (``repackage_hidden``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from autofix.analysis import loops
 from autofix.analysis.names import dotted_name, keyword
@@ -892,22 +890,14 @@ def graph_flows(context: RuleContext) -> List[GraphFlow]:
     return context.fact("dataflow.graph_flows", lambda: _all_flows(context))
 
 
-_MAY_BACKPROPAGATE = re.compile(r"\bbackward\s*\(|\bautograd\b")
-
-
 def _all_flows(context: RuleContext) -> List[GraphFlow]:
     # Both rules need a backward() in the scope: skip the (costly) analysis of
-    # every function whose text cannot contain one.
-    positions = context.metadata(PositionProvider)
-    lines = context.module.code.splitlines()
-
+    # every function that cannot hold one. ``backward`` or ``autograd``
+    # spelled anywhere inside (a call, an attribute, a nested def) is enough.
     def may_backpropagate(nodes: Sequence[cst.CSTNode]) -> bool:
-        for node in nodes:
-            span = positions[node]
-            text = "\n".join(lines[span.start.line - 1:span.end.line])
-            if _MAY_BACKPROPAGATE.search(text):
-                return True
-        return False
+        return any(
+            isinstance(n, cst.Name) and n.value in ("backward", "autograd") for node in nodes for n in _walk(node)
+        )
 
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]

@@ -9,7 +9,7 @@ through :func:`autofix.analysis.names.children`, and files what they need.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -29,6 +29,12 @@ class ModuleIndex:
     classes: List[cst.ClassDef] = field(default_factory=list)
     #: every name spelled inside a ``def`` (reads, writes, attributes' names alike)
     names_in_functions: Set[str] = field(default_factory=set)
+    #: id of a ``def`` (or of the module) → the calls of its own code, in source order: its
+    #: body (the module's statements) without nested defs, lambdas and classes
+    own_calls: Dict[int, List[cst.Call]] = field(default_factory=dict)
+
+    def calls_of(self, scope: cst.CSTNode) -> List[cst.Call]:
+        return self.own_calls.get(id(scope), [])
 
 
 def module_index(context: RuleContext) -> ModuleIndex:
@@ -39,10 +45,11 @@ def index_module(module: cst.Module) -> ModuleIndex:
     index = ModuleIndex()
     classes: List[cst.ClassDef] = []
     depth = 0
-    # (node, leaving): a def or class is pushed again to be left after its children.
-    stack: List[Tuple[cst.CSTNode, bool]] = [(module, False)]
+    # (node, leaving, the calls list of the scope the node belongs to): a def or a
+    # class is pushed again to be left after its children.
+    stack: List[Tuple[cst.CSTNode, bool, Optional[List[cst.Call]]]] = [(module, False, None)]
     while stack:
-        node, leaving = stack.pop()
+        node, leaving, owner = stack.pop()
         kind = type(node)
         if leaving:
             if kind is cst.ClassDef:
@@ -54,21 +61,33 @@ def index_module(module: cst.Module) -> ModuleIndex:
             if depth:
                 index.names_in_functions.add(node.value)  # type: ignore[attr-defined]
             continue
+        inner = owner
         if kind is cst.Call:
             index.calls.append(node)  # type: ignore[arg-type]
+            if owner is not None:
+                owner.append(node)  # type: ignore[arg-type]
         elif kind is cst.Assign:
             index.assigns.append((node, classes[-1] if classes else None))  # type: ignore[arg-type]
         elif kind is cst.With:
             index.withs.append(node)  # type: ignore[arg-type]
         elif kind is cst.Import or kind is cst.ImportFrom:
             index.imports.append(node)  # type: ignore[arg-type]
+        elif kind is cst.Module:
+            inner = index.own_calls[id(node)] = []
         elif kind is cst.FunctionDef:
             index.functions.append((node, classes[-1] if classes else None))  # type: ignore[arg-type]
             depth += 1
-            stack.append((node, True))
+            stack.append((node, True, None))
+            body = index.own_calls[id(node)] = []
+            # Only the body is the def's own code; decorators and defaults belong to no scope.
+            stack.extend((child, False, body if child is node.body else None) for child in reversed(children(node)))  # type: ignore[attr-defined]
+            continue
         elif kind is cst.ClassDef:
             index.classes.append(node)  # type: ignore[arg-type]
             classes.append(node)  # type: ignore[arg-type]
-            stack.append((node, True))
-        stack.extend((child, False) for child in reversed(children(node)))
+            stack.append((node, True, None))
+            inner = None
+        elif kind is cst.Lambda:
+            inner = None
+        stack.extend((child, False, inner) for child in reversed(children(node)))
     return index

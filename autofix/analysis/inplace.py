@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -362,23 +362,25 @@ class _Analysis:
         return scope
 
     def _callees(self, scope: _Scope) -> Iterator[cst.FunctionDef]:
+        # Innermost call first, as the walk meets them (``f(g(x))``: g, then f),
+        # statement by statement for the module.
         if isinstance(scope.node, cst.Module):
-            bodies: Sequence[cst.CSTNode] = [s for s in scope.node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+            top = [s for s in scope.node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+            calls: Iterable[cst.Call] = (c for s in top for c in _calls(s))
         else:
-            bodies = [scope.node.body]
-        for body in bodies:
-            for call in _calls(body):
-                func = call.func
-                if isinstance(func, cst.Name) and func.value in self.functions:
-                    yield self.functions[func.value]
-                elif (
-                    scope.cls is not None
-                    and isinstance(func, cst.Attribute)
-                    and isinstance(func.value, cst.Name)
-                    and func.value.value == "self"
-                    and (scope.cls, func.attr.value) in self.methods
-                ):
-                    yield self.methods[(scope.cls, func.attr.value)]
+            calls = reversed(module_index(self.context).calls_of(scope.node))
+        for call in calls:
+            func = call.func
+            if isinstance(func, cst.Name) and func.value in self.functions:
+                yield self.functions[func.value]
+            elif (
+                scope.cls is not None
+                and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "self"
+                and (scope.cls, func.attr.value) in self.methods
+            ):
+                yield self.methods[(scope.cls, func.attr.value)]
 
 
 # --------------------------------------------------------------------------- the walk
@@ -1037,14 +1039,7 @@ def _mentions_inplace(expr: cst.CSTNode) -> bool:
 
 
 def _has_backward(context: RuleContext, node: FunctionNode) -> bool:
-    if isinstance(node, cst.Module):
-        return any(
-            is_backward_call(context, c)
-            for s in node.body
-            if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
-            for c in _calls(s)
-        )
-    return any(is_backward_call(context, c) for c in _calls(node.body))
+    return any(is_backward_call(context, c) for c in module_index(context).calls_of(node))
 
 
 def _reads_grad_of(op: cst.CSTNode, target: str) -> bool:

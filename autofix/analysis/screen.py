@@ -30,7 +30,15 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
-from autofix.analysis.inplace import FACTORIES, FRESH_METHODS, INIT_NAME, NON_TENSOR_BUILTINS
+from autofix.analysis.inplace import (
+    FACTORIES,
+    FRESH_METHODS,
+    INIT_NAME,
+    NON_TENSOR_BUILTINS,
+    OUTPUT_SAVING_MODULES,
+    SAVES_OUTPUT,
+    VIEW_METHODS,
+)
 from autofix.analysis.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     FUNCTIONAL_INPLACE_PARAMETER,
@@ -179,18 +187,25 @@ class _Summary:
         self.callees: List[Tuple[Optional[ast.ClassDef], FunctionAst]] = []
         #: names some binding of which may hold a tensor (``x += 1`` on ``x = 0`` is never judged)
         tensors: Set[str] = set()
-        #: names some binding of which may be an argument, a leaf, require grad or be a view:
-        #: a write to anything else (a fresh ``torch.zeros``) is reported only through an alias
+        #: names that may be an argument, a leaf, a view, an alias or a value autograd saved:
+        #: a write to anything else (a fresh ``torch.zeros``, a loss) is never reported
         risky: Set[str] = set()
         #: names bound to another name (``y = x``, ``y = x.relu_()``): aliases of it
         aliased: Set[str] = set()
+        #: names some binding of which may require grad (not a fresh ``torch.zeros``)
+        gradful: Set[str] = set()
+        #: names an operation may save for backward (which matters only if they require grad)
+        saved: Set[str] = set()
         if not isinstance(scope, ast.Module):
             _bind_parameters(scope, cls, tensors, risky)
         # (write, target, judged only when the target holds a tensor)
         writes: List[Tuple[ast.AST, str, bool]] = []
         for node in index.nodes.local.get(id(scope), ()):
             kind = type(node)
-            if kind is ast.Call:
+            if kind is ast.BinOp:
+                saved.update(_saved_inputs(node))
+            elif kind is ast.Call:
+                saved.update(_saved_inputs(node))
                 func = node.func  # type: ignore[attr-defined]
                 if isinstance(func, ast.Attribute):
                     if func.attr == "backward":
@@ -216,14 +231,15 @@ class _Summary:
                     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                         writes.append((node, target.value.id, True))
                 for target in node.targets:  # type: ignore[attr-defined]
-                    _bind(target, node.value, index, tensors, risky, aliased)  # type: ignore[attr-defined]
+                    _bind(target, node.value, index, tensors, gradful, risky, aliased)  # type: ignore[attr-defined]
             elif kind is ast.AnnAssign or kind is ast.NamedExpr:
                 if node.value is not None:  # type: ignore[attr-defined]
-                    _bind(node.target, node.value, index, tensors, risky, aliased)  # type: ignore[attr-defined]
+                    _bind(node.target, node.value, index, tensors, gradful, risky, aliased)  # type: ignore[attr-defined]
             elif kind is ast.For or kind is ast.AsyncFor:
                 iterated = node.iter  # type: ignore[attr-defined]
                 if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters":
                     tensors.update(_stored_names(node.target))  # type: ignore[attr-defined]
+        risky |= gradful & saved
         #: in-place writes the analysis could report: on a name that may be an argument, a leaf,
         #: a value requiring grad, a view or an alias (and a tensor, for ``op=`` and ``[…] =``),
         #: or reading the target's ``.grad`` (``p -= lr * p.grad``)
@@ -287,6 +303,8 @@ _NEVER_TENSOR = (
     ast.GeneratorExp, ast.Lambda, ast.IfExp, ast.BoolOp, ast.Attribute, ast.Await, ast.Yield, ast.YieldFrom,
     ast.NamedExpr,
 )
+
+
 #: ``x.new_zeros(...)``: fresh, and never requiring grad whatever ``x`` is.
 _NEW_TENSOR_METHODS = frozenset(m for m in FRESH_METHODS if m.startswith("new_"))
 
@@ -309,20 +327,68 @@ def _never_tensor(expr: ast.expr, index: "_Index") -> bool:
     return False
 
 
-def _bind(target: ast.AST, value: ast.expr, index: "_Index", tensors: Set[str], risky: Set[str], aliased: Set[str]) -> None:
+def _bind(
+    target: ast.AST,
+    value: ast.expr,
+    index: "_Index",
+    tensors: Set[str],
+    gradful: Set[str],
+    risky: Set[str],
+    aliased: Set[str],
+) -> None:
     names = _stored_names(target)
     if not names:
         return
     if not _never_tensor(value, index):
         tensors.update(names)
         if not _grad_free(value, index):
-            risky.update(names)
+            gradful.update(names)
     source = value
     while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in INPLACE_METHODS:
         source = source.func.value  # ``y = x.relu_()`` is ``x`` itself
     if isinstance(source, ast.Name):
         aliased.add(source.id)
         risky.update(names)  # an alias takes over whatever its source was
+    elif isinstance(target, ast.Name) and _special_value(value, index):
+        risky.update(names)  # unpacked names are plain values to the analysis
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        risky.add(value.value.id)  # what autograd saves of the view ``x[0]``, it saves of x
+
+
+def _special_value(value: ast.expr, index: "_Index") -> bool:
+    """A leaf, a view, or an output autograd saves (the bindings the analysis can report by themselves)."""
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.value, ast.Name)  # ``x[0]``: a view of x
+    if not isinstance(value, ast.Call):
+        return False
+    if any(k.arg in ("requires_grad", None) for k in value.keywords):
+        return True  # ``torch.zeros(..., requires_grad=True)``: a leaf
+    func = value.func
+    last = _last_name(func)
+    if last == "Parameter" or last in SAVES_OUTPUT:
+        return True
+    if isinstance(func, ast.Attribute):
+        if func.attr in VIEW_METHODS and isinstance(func.value, ast.Name):
+            return True
+        return func.attr in index.output_saving_modules  # ``self.act(x)`` with ``self.act = nn.Sigmoid()``
+    return False
+
+
+def _saved_inputs(node: ast.AST) -> Iterator[str]:
+    """Names an operation may save for backward: operands of ``*``/``@``/``/``/``**``, call arguments, receivers."""
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.Mult, ast.MatMult, ast.Div)):
+            operands = [node.left, node.right]
+        elif isinstance(node.op, ast.Pow):
+            operands = [node.left]
+        else:
+            return
+        yield from (o.id for o in operands if isinstance(o, ast.Name))
+    elif isinstance(node, ast.Call):
+        yield from (a.id for a in node.args if isinstance(a, ast.Name))
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            yield func.value.id
 
 
 def _grad_free(value: ast.expr, index: "_Index") -> bool:
@@ -340,6 +406,10 @@ def _grad_free(value: ast.expr, index: "_Index") -> bool:
     if isinstance(receiver, ast.Name) and (receiver.id in ("self", "F") or receiver.id in index.imported):
         return False
     return func.attr in _NEW_TENSOR_METHODS
+
+
+def _last_name(node: ast.expr) -> Optional[str]:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
 
 
 def _dotted(node: ast.expr) -> Optional[str]:
@@ -381,6 +451,8 @@ class _Index:
         self.torch_factories: Set[str] = set()
         #: ``a.b`` assigned anywhere (the analysis then takes ``a.b(...)`` for a module it built)
         self.assigned_attributes: Set[str] = set()
+        #: last names of what is bound to ``nn.ReLU()``, ``nn.Sigmoid()`` … (modules saving their output)
+        self.output_saving_modules: Set[str] = set()
         self._summaries: Dict[int, _Summary] = {}
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -392,11 +464,15 @@ class _Index:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.methods[(id(cls), stmt.name)] = stmt
         for assign in nodes.assigns:
+            value = assign.value
+            saves_output = isinstance(value, ast.Call) and _last_name(value.func) in OUTPUT_SAVING_MODULES
             for target in assign.targets:
                 if isinstance(target, ast.Attribute):
                     self.assigned_attributes.add(_dotted(target) or "")
-                    if _is_self_attr(target) and _builds_inplace_module(assign.value):
-                        self.inplace_modules.add(target.attr)
+                if saves_output:
+                    self.output_saving_modules.add((_dotted(target) or "").rsplit(".", 1)[-1])
+                if _is_self_attr(target) and _builds_inplace_module(value):
+                    self.inplace_modules.add(target.attr)  # type: ignore[union-attr]
         for node in nodes.imports:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
