@@ -36,7 +36,9 @@ from autofix.analysis.inplace import (
     INIT_NAME,
     NON_TENSOR_BUILTINS,
     OUTPUT_SAVING_MODULES,
+    SAVES_INPUT,
     SAVES_OUTPUT,
+    SAVES_PARTNER,
     VIEW_METHODS,
 )
 from autofix.analysis.inplace_ops import (
@@ -203,9 +205,9 @@ class _Summary:
         for node in index.nodes.local.get(id(scope), ()):
             kind = type(node)
             if kind is ast.BinOp:
-                saved.update(_saved_inputs(node))
+                saved.update(_saved_inputs(node, index))
             elif kind is ast.Call:
-                saved.update(_saved_inputs(node))
+                saved.update(_saved_inputs(node, index))
                 func = node.func  # type: ignore[attr-defined]
                 if isinstance(func, ast.Attribute):
                     if func.attr == "backward":
@@ -305,6 +307,7 @@ _NEVER_TENSOR = (
 )
 
 
+_SAVES_OPERANDS = SAVES_PARTNER | SAVES_INPUT | {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose2d"}
 #: ``x.new_zeros(...)``: fresh, and never requiring grad whatever ``x`` is.
 _NEW_TENSOR_METHODS = frozenset(m for m in FRESH_METHODS if m.startswith("new_"))
 
@@ -374,8 +377,13 @@ def _special_value(value: ast.expr, index: "_Index") -> bool:
     return False
 
 
-def _saved_inputs(node: ast.AST) -> Iterator[str]:
-    """Names an operation may save for backward: operands of ``*``/``@``/``/``/``**``, call arguments, receivers."""
+def _saved_inputs(node: ast.AST, index: "_Index") -> Iterator[str]:
+    """Names an operation may save for backward (the analysis' ``_record_saves``).
+
+    Operands of ``*``, ``@``, ``/`` and ``**``; the operands of a call to an op
+    whose backward reads its inputs (``mul``, ``pow``, ``log``, ``linear`` …);
+    the arguments of a module built in this file (``self.fc(x)``).
+    """
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, (ast.Mult, ast.MatMult, ast.Div)):
             operands = [node.left, node.right]
@@ -385,10 +393,14 @@ def _saved_inputs(node: ast.AST) -> Iterator[str]:
             return
         yield from (o.id for o in operands if isinstance(o, ast.Name))
     elif isinstance(node, ast.Call):
-        yield from (a.id for a in node.args if isinstance(a, ast.Name))
         func = node.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            yield func.value.id
+        last = _last_name(func)
+        if last in _SAVES_OPERANDS:
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                yield func.value.id
+        elif last not in index.module_names:
+            return
+        yield from (a.id for a in node.args if isinstance(a, ast.Name))
 
 
 def _grad_free(value: ast.expr, index: "_Index") -> bool:
@@ -451,6 +463,8 @@ class _Index:
         self.torch_factories: Set[str] = set()
         #: ``a.b`` assigned anywhere (the analysis then takes ``a.b(...)`` for a module it built)
         self.assigned_attributes: Set[str] = set()
+        #: last names of what is bound to an object built here (``self.fc = nn.Linear(...)``): modules
+        self.module_names: Set[str] = set()
         #: last names of what is bound to ``nn.ReLU()``, ``nn.Sigmoid()`` … (modules saving their output)
         self.output_saving_modules: Set[str] = set()
         self._summaries: Dict[int, _Summary] = {}
@@ -465,8 +479,11 @@ class _Index:
                     self.methods[(id(cls), stmt.name)] = stmt
         for assign in nodes.assigns:
             value = assign.value
-            saves_output = isinstance(value, ast.Call) and _last_name(value.func) in OUTPUT_SAVING_MODULES
+            ctor = _last_name(value.func) if isinstance(value, ast.Call) else None
+            saves_output = ctor in OUTPUT_SAVING_MODULES
             for target in assign.targets:
+                if ctor and ctor[:1].isupper():
+                    self.module_names.add((_dotted(target) or "").rsplit(".", 1)[-1])
                 if isinstance(target, ast.Attribute):
                     self.assigned_attributes.add(_dotted(target) or "")
                 if saves_output:
