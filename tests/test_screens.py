@@ -146,3 +146,125 @@ def test_a_file_python_cannot_parse_goes_on_to_libcst_and_is_reported():
     result = api.fix_source(source, "broken.py", ALL)
     assert not result.skipped_by_prefilter
     assert result.error is not None and "syntax error" in result.error
+
+
+# --------------------------------------------------------------------------- each reason the analysis reports, through the screens
+
+# One program per way a write becomes reportable; the screen has to let each through.
+SCREENED_IN = {
+    "alias_read": """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, inp):
+        x = self.fc(inp)
+        kept = x
+        x.mul_(2)
+        return kept.sum() + x.sum()
+""",
+    "dropout_module": """\
+import torch
+from torch import nn
+
+
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.1, inplace=True)
+
+    def forward(self, q, k):
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        attn = self.drop(attn)
+        return attn
+""",
+    "helper_mutates": """\
+import torch
+from torch import nn
+
+
+def clip_inplace(t):
+    t.clamp_(min=0)
+    return t
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, inp):
+        h = torch.sigmoid(self.fc(inp))
+        clip_inplace(h)
+        return h.sum()
+""",
+    "leaf_factory": """\
+import torch
+
+w = torch.zeros(3, requires_grad=True)
+for step in range(3):
+    loss = (w * torch.randn(3)).sum()
+    loss.backward()
+    w.add_(1.0)
+""",
+    "saved_in_loop": """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, inp):
+        h = self.fc(inp)
+        for _ in range(3):
+            out = h @ self.w
+            h += out
+        return h.sum()
+""",
+    "sgd_grad": """\
+import torch
+
+
+def train(model, data, lr):
+    for x, y in data:
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        for p in model.parameters():
+            p -= lr * p.grad
+""",
+    "view_saved": """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, inp):
+        x = self.fc(inp)
+        v = x.view(-1, 4)
+        y = v * self.w
+        x += 1
+        return y.sum()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCREENED_IN))
+def test_every_reason_for_an_inplace_finding_passes_the_screen(name):
+    source = SCREENED_IN[name].encode()
+    assert registry.get_rule("AF103").may_fire_in(python_ast(source))
+    result = api.fix_source(source, f"{name}.py", Options(select=("AF103",), unsafe_fixes=True))
+    assert [f.code for f in result.findings] == ["AF103"]

@@ -196,18 +196,21 @@ class _Summary:
         aliased: Set[str] = set()
         #: names some binding of which may require grad (not a fresh ``torch.zeros``)
         gradful: Set[str] = set()
-        #: names an operation may save for backward (which matters only if they require grad)
-        saved: Set[str] = set()
+        #: name → where an operation may first save it for backward (which matters only if it
+        #: requires grad, and only for writes after that: the analysis reads code in source order)
+        saved_at: Dict[str, Tuple[int, int]] = {}
         if not isinstance(scope, ast.Module):
             _bind_parameters(scope, cls, tensors, risky)
         # (write, target, judged only when the target holds a tensor)
         writes: List[Tuple[ast.AST, str, bool]] = []
         for node in index.nodes.local.get(id(scope), ()):
             kind = type(node)
-            if kind is ast.BinOp:
-                saved.update(_saved_inputs(node, index))
-            elif kind is ast.Call:
-                saved.update(_saved_inputs(node, index))
+            if kind is ast.BinOp or kind is ast.Call:
+                where = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                for name in _saved_inputs(node, index):
+                    if where < saved_at.get(name, _NEVER):
+                        saved_at[name] = where
+            if kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 if isinstance(func, ast.Attribute):
                     if func.attr == "backward":
@@ -241,18 +244,22 @@ class _Summary:
                 iterated = node.iter  # type: ignore[attr-defined]
                 if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters":
                     tensors.update(_stored_names(node.target))  # type: ignore[attr-defined]
-        risky |= gradful & saved
-        #: in-place writes the analysis could report: on a name that may be an argument, a leaf,
-        #: a value requiring grad, a view or an alias (and a tensor, for ``op=`` and ``[…] =``),
-        #: or reading the target's ``.grad`` (``p -= lr * p.grad``)
-        self.writes = any(
-            target != "self"
-            and (
-                ((target in tensors or not needs_tensor) and (target in risky or target in aliased))
-                or _reads_grad_of(node, target)
-            )
-            for node, target, needs_tensor in writes
-        )
+
+        def reportable(node: ast.AST, target: str, needs_tensor: bool) -> bool:
+            if target == "self":
+                return False
+            if _reads_grad_of(node, target):
+                return True
+            if needs_tensor and target not in tensors:
+                return False
+            if target in risky or target in aliased:
+                return True
+            return target in gradful and saved_at.get(target, _NEVER) < (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+        #: an in-place write the analysis could report: on a name that may be an argument, a
+        #: leaf, a view, an alias or a value requiring grad saved before the write (and a
+        #: tensor, for ``op=`` and ``[…] =``), or reading the target's ``.grad`` (``p -= lr * p.grad``)
+        self.writes = any(reportable(*write) for write in writes)
         if isinstance(scope, ast.Module):
             self.root = self.calls_backward
         else:
@@ -307,6 +314,7 @@ _NEVER_TENSOR = (
 )
 
 
+_NEVER = (1 << 30, 0)
 _SAVES_OPERANDS = SAVES_PARTNER | SAVES_INPUT | {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose2d"}
 #: ``x.new_zeros(...)``: fresh, and never requiring grad whatever ``x`` is.
 _NEW_TENSOR_METHODS = frozenset(m for m in FRESH_METHODS if m.startswith("new_"))
@@ -354,14 +362,29 @@ def _bind(
         risky.update(names)  # an alias takes over whatever its source was
     elif isinstance(target, ast.Name) and _special_value(value, index):
         risky.update(names)  # unpacked names are plain values to the analysis
+    base = _view_base(value)
+    if base is not None:
+        risky.add(base)  # what autograd saves of the view ``x[0]`` or ``x.view(...)``, it saves of x
+
+
+def _view_base(value: ast.expr) -> Optional[str]:
+    """``x`` for ``x[0]``, ``x.view(...)``, ``x.detach()`` …"""
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
-        risky.add(value.value.id)  # what autograd saves of the view ``x[0]``, it saves of x
+        return value.value.id
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in VIEW_METHODS
+        and isinstance(value.func.value, ast.Name)
+    ):
+        return value.func.value.id
+    return None
 
 
 def _special_value(value: ast.expr, index: "_Index") -> bool:
     """A leaf, a view, or an output autograd saves (the bindings the analysis can report by themselves)."""
-    if isinstance(value, ast.Subscript):
-        return isinstance(value.value, ast.Name)  # ``x[0]``: a view of x
+    if _view_base(value) is not None:
+        return True  # a view
     if not isinstance(value, ast.Call):
         return False
     if any(k.arg in ("requires_grad", None) for k in value.keywords):
@@ -371,8 +394,6 @@ def _special_value(value: ast.expr, index: "_Index") -> bool:
     if last == "Parameter" or last in SAVES_OUTPUT:
         return True
     if isinstance(func, ast.Attribute):
-        if func.attr in VIEW_METHODS and isinstance(func.value, ast.Name):
-            return True
         return func.attr in index.output_saving_modules  # ``self.act(x)`` with ``self.act = nn.Sigmoid()``
     return False
 
