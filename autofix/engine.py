@@ -44,12 +44,7 @@ def check_source(
     """Lint ``source`` with ``rules``; with ``options.fix``, also fix it to a fixpoint."""
     if b"\x00" in source:
         return FileResult(path, source, source, error="file contains a NUL byte (binary file?)")
-    prefilter_text = source.decode("latin-1")
-    active = [r for r in rules if r.may_fire(prefilter_text)]
-    if any(r.screens() for r in active):
-        tree = _python_ast(source)
-        if tree is not None:
-            active = [r for r in active if r.may_fire_in(tree)]
+    active = rules_that_may_fire(source, rules)
     if not active:
         return FileResult(path, source, source, skipped_by_prefilter=True)
 
@@ -103,6 +98,17 @@ def _check_module(
 
 def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, RuleCrash) else f"{type(exc).__name__}: {exc}"
+
+
+def rules_that_may_fire(source: bytes, rules: Sequence[Type[Rule]]) -> List[Type[Rule]]:
+    """The rules that may fire on ``source``: its text has their trigger words, Python's parse tree passes their screens."""
+    text = source.decode("latin-1")
+    active = [r for r in rules if r.may_fire(text)]
+    if any(r.screens() for r in active):
+        tree = _python_ast(source)
+        if tree is not None:
+            active = [r for r in active if r.may_fire_in(tree)]
+    return active
 
 
 def _python_ast(source: bytes) -> Optional[ast.Module]:
