@@ -19,16 +19,24 @@ against the full rules on the corpus, generated programs and real code.
   ``backward()``, or a helper reachable from one by a call), outside
   initialisation code (``__init__``, ``reset_parameters`` …),
   ``autograd.Function`` (``ctx`` first) and functions taking an ``inplace``
-  flag; the write must be one the analysis judges (``name.op_(…)``, also at
+  flag. The write must be one the analysis judges (``name.op_(…)``, also at
   the end of a chain; ``torch.op_(name)`` / ``F.op(name, inplace=True)``;
-  ``self.m(name)`` with ``self.m`` built with ``inplace=True``; ``name op= …``;
-  ``name[…] = …``) on a name the scope binds, or reading the target's ``.grad``.
+  ``self.m(name)`` with ``self.m`` built with ``inplace=True``; ``name op= …``
+  and ``name[…] = …`` on a name that may hold a tensor), and its target must
+  be something the analysis can report: an argument, a leaf
+  (``requires_grad=True``, ``nn.Parameter``, or the write reads its
+  ``.grad``), a view or the base of one, an alias, the output of an op that
+  saves its output (``sigmoid``, ``softmax``, ``self.act`` built from
+  ``nn.Sigmoid``), or a value that may require grad and that an op saving its
+  inputs (``*``, ``@``, ``pow``, ``self.fc(x)`` …) took before the write.
+  ``x += 1`` on a counter, or ``index_add_`` into a fresh ``torch.zeros``,
+  passes none of these.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 from autofix.analysis.inplace import (
     FACTORIES,
@@ -181,26 +189,37 @@ def may_have_inplace_events(tree: ast.Module) -> bool:
 Scope = Union[FunctionAst, ast.Module]
 
 
+class _Site(NamedTuple):
+    """One binding of a name, as the analysis' ``_Binding`` would see it (over-approximated)."""
+
+    #: may hold a tensor (``op=`` and ``[…] =`` are judged only on tensors)
+    tensor: bool
+    #: may be reported by itself: an argument, a leaf, a view, an alias, a saved output
+    risky: bool
+    #: may require grad (then a save before the write makes it reportable)
+    gradful: bool
+
+
+_RISKY = _Site(True, True, True)
+Position = Tuple[int, int]
+
+
 class _Summary:
     """What one walk over a scope's own code (not nested defs) finds."""
 
     def __init__(self, index: "_Index", scope: Scope, cls: Optional[ast.ClassDef]) -> None:
         self.calls_backward = False
         self.callees: List[Tuple[Optional[ast.ClassDef], FunctionAst]] = []
-        #: names some binding of which may hold a tensor (``x += 1`` on ``x = 0`` is never judged)
-        tensors: Set[str] = set()
-        #: names that may be an argument, a leaf, a view, an alias or a value autograd saved:
-        #: a write to anything else (a fresh ``torch.zeros``, a loss) is never reported
-        risky: Set[str] = set()
-        #: names bound to another name (``y = x``, ``y = x.relu_()``): aliases of it
-        aliased: Set[str] = set()
-        #: names some binding of which may require grad (not a fresh ``torch.zeros``)
-        gradful: Set[str] = set()
-        #: name → where an operation may first save it for backward (which matters only if it
-        #: requires grad, and only for writes after that: the analysis reads code in source order)
-        saved_at: Dict[str, Tuple[int, int]] = {}
+        #: name → (where the analysis applies it, binding): it reads the scope in source
+        #: order and the last binding before a write is the one it judges
+        sites: Dict[str, List[Tuple[Position, _Site]]] = {}
+        #: names others are bound to (``y = x``) or views are taken of (``x[0]``, ``x.view(…)``)
+        shared: Set[str] = set()
+        #: name → where an op that saves its inputs first took it
+        saved_at: Dict[str, Position] = {}
         if not isinstance(scope, ast.Module):
-            _bind_parameters(scope, cls, tensors, risky)
+            for name, site in _parameter_sites(scope, cls):
+                sites[name] = [((0, 0), site)]
         # (write, target, judged only when the target holds a tensor)
         writes: List[Tuple[ast.AST, str, bool]] = []
         for node in index.nodes.local.get(id(scope), ()):
@@ -231,30 +250,52 @@ class _Summary:
                     writes.append((node, target.id, True))
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                     writes.append((node, target.value.id, True))
-            elif kind is ast.Assign:
-                for target in node.targets:  # type: ignore[attr-defined]
+            elif kind is ast.Assign or kind is ast.AnnAssign:
+                value = node.value  # type: ignore[attr-defined]
+                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                for target in targets:
                     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                         writes.append((node, target.value.id, True))
-                for target in node.targets:  # type: ignore[attr-defined]
-                    _bind(target, node.value, index, tensors, gradful, risky, aliased)  # type: ignore[attr-defined]
-            elif kind is ast.AnnAssign or kind is ast.NamedExpr:
-                if node.value is not None:  # type: ignore[attr-defined]
-                    _bind(node.target, node.value, index, tensors, gradful, risky, aliased)  # type: ignore[attr-defined]
+                if value is not None:
+                    # Bound once the whole statement is judged: ``x = x.mul_(2)`` is judged on the old x.
+                    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+                    for target in targets:
+                        for name, site in _assignment_sites(target, value, index, shared):
+                            sites.setdefault(name, []).append((end, site))
+            elif kind is ast.NamedExpr:
+                # Bound at the end of its statement, which this walk does not track: take the worst.
+                start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                sites.setdefault(node.target.id, []).append((start, _RISKY))  # type: ignore[attr-defined]
+                _assignment_sites(node.target, node.value, index, shared)  # type: ignore[attr-defined]
             elif kind is ast.For or kind is ast.AsyncFor:
+                # Bound at the loop's header, before its body: plain values (a parameter when
+                # iterating ``.parameters()``, a leaf only if the write reads its ``.grad``).
                 iterated = node.iter  # type: ignore[attr-defined]
-                if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters":
-                    tensors.update(_stored_names(node.target))  # type: ignore[attr-defined]
+                leafy = isinstance(iterated, ast.Call) and _last_name(iterated.func) == "parameters"
+                start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                for name in _stored_names(node.target):  # type: ignore[attr-defined]
+                    sites.setdefault(name, []).append((start, _Site(leafy, False, False)))
+            elif kind is ast.With or kind is ast.AsyncWith:
+                start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                for item in node.items:  # type: ignore[attr-defined]
+                    for name in _stored_names(item.optional_vars) if item.optional_vars is not None else ():
+                        sites.setdefault(name, []).append((start, _Site(False, False, False)))
 
         def reportable(node: ast.AST, target: str, needs_tensor: bool) -> bool:
             if target == "self":
                 return False
             if _reads_grad_of(node, target):
-                return True
-            if needs_tensor and target not in tensors:
+                return True  # a leaf, whatever it is bound to: ``p -= lr * p.grad``
+            where = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+            current = None
+            for applied, site in sorted(sites.get(target, ()), key=lambda s: s[0]):
+                if applied < where:
+                    current = site
+            if current is None or (needs_tensor and not current.tensor):
                 return False
-            if target in risky or target in aliased:
+            if current.risky or target in shared:
                 return True
-            return target in gradful and saved_at.get(target, _NEVER) < (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+            return current.gradful and saved_at.get(target, _NEVER) < where
 
         #: an in-place write the analysis could report: on a name that may be an argument, a
         #: leaf, a view, an alias or a value requiring grad saved before the write (and a
@@ -268,10 +309,8 @@ class _Summary:
             )
 
 
-def _bind_parameters(
-    func: FunctionAst, cls: Optional[ast.ClassDef], tensors: Set[str], risky: Set[str]
-) -> None:
-    """Parameters, and which of them the analysis takes for tensors (its ``_tensor_param``).
+def _parameter_sites(func: FunctionAst, cls: Optional[ast.ClassDef]) -> Iterator[Tuple[str, _Site]]:
+    """Parameters, as the analysis binds them (its ``_tensor_param``).
 
     A parameter it does not take for a tensor is neither the caller's tensor
     nor one requiring grad for it; every other one may be either.
@@ -288,10 +327,8 @@ def _bind_parameters(
             tensor = _mentions_tensor(arg.annotation)
         else:
             tensor = not has_default and i == 0 and func.name == "forward"
-        if tensor:
-            tensors.add(arg.arg)
-        if tensor or (arg.annotation is None and not has_default):
-            risky.add(arg.arg)
+        maybe = tensor or (arg.annotation is None and not has_default)
+        yield arg.arg, _Site(tensor, maybe, maybe)
 
 
 def _mentions_tensor(annotation: ast.expr) -> bool:
@@ -338,33 +375,26 @@ def _never_tensor(expr: ast.expr, index: "_Index") -> bool:
     return False
 
 
-def _bind(
-    target: ast.AST,
-    value: ast.expr,
-    index: "_Index",
-    tensors: Set[str],
-    gradful: Set[str],
-    risky: Set[str],
-    aliased: Set[str],
-) -> None:
+def _assignment_sites(
+    target: ast.AST, value: ast.expr, index: "_Index", shared: Set[str]
+) -> Iterator[Tuple[str, _Site]]:
+    """What ``target = value`` binds (the analysis' ``_bind``/``_value``); records shared names."""
     names = _stored_names(target)
-    if not names:
-        return
-    if not _never_tensor(value, index):
-        tensors.update(names)
-        if not _grad_free(value, index):
-            gradful.update(names)
     source = value
     while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in INPLACE_METHODS:
         source = source.func.value  # ``y = x.relu_()`` is ``x`` itself
-    if isinstance(source, ast.Name):
-        aliased.add(source.id)
-        risky.update(names)  # an alias takes over whatever its source was
-    elif isinstance(target, ast.Name) and _special_value(value, index):
-        risky.update(names)  # unpacked names are plain values to the analysis
+    alias = isinstance(source, ast.Name)
+    if alias:
+        shared.add(source.id)  # type: ignore[attr-defined]
     base = _view_base(value)
     if base is not None:
-        risky.add(base)  # what autograd saves of the view ``x[0]`` or ``x.view(...)``, it saves of x
+        shared.add(base)  # what autograd saves of the view ``x[0]`` or ``x.view(...)``, it saves of x
+    tensor = not _never_tensor(value, index)
+    gradful = tensor and not _grad_free(value, index)
+    # Unpacked names are plain values to the analysis: never a view, a leaf or a saved output.
+    risky = alias or (isinstance(target, ast.Name) and _special_value(value, index))
+    site = _Site(tensor or alias, risky, gradful or alias)
+    return ((name, site) for name in names)
 
 
 def _view_base(value: ast.expr) -> Optional[str]:
