@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Dict, List, Set
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autofix import api, engine, registry
 from autofix.types import Options
@@ -79,6 +80,58 @@ def test_screens_pass_wherever_a_rule_fires_in_generated_code(source):
             patch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
         codes = codes_found(data)
     assert_screens_pass(data, codes, source)
+
+
+# Forward bodies made of the moves that decide an in-place finding: bindings
+# (fresh, saved outputs, views, aliases, parameters, loops, ``with``), saves
+# before and after the write, rebinding, and every in-place form.
+_NAMES = ["x", "h", "y", "attn", "p"]
+_EXPRESSIONS = [
+    "self.fc({a})", "torch.sigmoid({a})", "{a}.softmax(-1)", "{a}.view(-1)", "{a}[0]", "{a}.detach()",
+    "{a}", "{a}.relu_()", "torch.zeros(3)", "{a}.new_zeros(3)", "torch.ones(3, requires_grad=True)",
+    "nn.Parameter(torch.randn(3))", "{a} * self.w", "{a} + 1", "len({a})", "0", "helper({a})",
+    "self.act({a})", "({a}, {b})", "self.other({a})",
+]
+_STATEMENTS = [
+    "{t} = {e}", "{t}, {u} = {e}", "{t} += {a}", "{t} *= 2", "{t}[0] = 0", "{t}.add_(1)", "{t}.mul_({a}).add_(1)",
+    "torch.relu_({t})", "F.relu({t}, inplace=True)", "self.act({t})", "helper({t})", "y2 = {a} @ {b}",
+    "z = torch.log({a})", "{t} -= 0.1 * {t}.grad", "del {t}", "print({a})",
+    "for {t} in {a}:\n    {t} += 1", "with ctx() as {t}:\n    {t}.zero_()", "if cond:\n    {t} = {e}",
+    "for _ in range(2):\n    {t} = {e}\n    {u}.add_(1)",
+]
+
+
+@st.composite
+def inplace_module(draw) -> str:
+    body = []
+    for _ in range(draw(st.integers(1, 8))):
+        names = {k: draw(st.sampled_from(_NAMES)) for k in ("t", "u", "a", "b")}
+        expression = draw(st.sampled_from(_EXPRESSIONS)).format(**names)
+        body.append(draw(st.sampled_from(_STATEMENTS)).format(e=expression, **names))
+    code = "\n".join(body) + "\nreturn x\n"
+    indented = "".join("        " + line + "\n" for line in code.splitlines())
+    params = draw(st.sampled_from(["x", "x, h", "x: torch.Tensor, h=None", "x, *, attn: Tensor"]))
+    return (
+        "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\n"
+        "def helper(t):\n    t.mul_(2)\n    return t\n\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(3, 3)\n        self.act = nn.ReLU(inplace=True)\n"
+        "        self.w = nn.Parameter(torch.randn(3))\n\n"
+        f"    def forward(self, {params}):\n" + indented
+    )
+
+
+@settings(CI, max_examples=CI.max_examples * 3)
+@given(inplace_module())
+def test_the_inplace_screen_passes_wherever_the_analysis_reports(source):
+    data = source.encode("utf-8")
+    rule = registry.get_rule("AF103")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
+        found = engine.check_source(data, "net.py", [rule], ALL)
+    assert not (found.error or "").startswith("internal error"), found.error
+    if found.findings:
+        assert rule.may_fire_in(python_ast(data)), source
 
 
 def test_screens_pass_wherever_a_rule_fires_in_torch_sources(unscreened):
