@@ -9,7 +9,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from autofix.analysis import screen
+from autofix.analysis import inplace_screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
 from autofix.analysis.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
@@ -148,7 +148,7 @@ class InplaceAutograd(Rule):
 
     @classmethod
     def may_fire_in(cls, tree: ast.Module) -> bool:
-        return screen.may_have_inplace_events(tree)
+        return inplace_screen.may_have_inplace_events(tree)
 
     @classmethod
     def may_fire(cls, text: str) -> bool:
