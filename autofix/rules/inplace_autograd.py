@@ -40,6 +40,7 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Flo
 _PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 7}
 
 
+_AUTOGRAD_CODE = re.compile(r"\bdef\s+forward\b|backward")
 _INPLACE_SPELLING = re.compile(r"[a-z0-9]_\(|inplace\s*=\s*True|[-+*/@%&|^]=|<<=|>>=|\]\s*=[^=]")
 
 
@@ -152,9 +153,10 @@ class InplaceAutograd(Rule):
 
     @classmethod
     def may_fire(cls, text: str) -> bool:
-        # Besides autograd code (forward/backward), the file must spell some
+        # Autograd code is a ``def forward`` or a ``backward`` call ("forward"
+        # alone is mostly prose in docstrings), and the file must spell some
         # in-place write: ``name_(``, ``inplace=True``, ``x += …`` or ``x[i] = …``.
-        return super().may_fire(text) and _INPLACE_SPELLING.search(text) is not None
+        return _AUTOGRAD_CODE.search(text) is not None and _INPLACE_SPELLING.search(text) is not None
 
     def check(self) -> None:
         self.torch = torch_alias(self.context.module)
