@@ -205,6 +205,22 @@ def test_a_file_python_cannot_parse_goes_on_to_libcst_and_is_reported():
 
 # One program per way a write becomes reportable; the screen has to let each through.
 SCREENED_IN = {
+    "aliased_functional": """\
+import torch
+from torch import nn
+from torch.nn.functional import relu as act
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, inp):
+        h = torch.sigmoid(self.fc(inp))
+        act(h, inplace=True)
+        return h.sum()
+""",
     "alias_read": """\
 import torch
 from torch import nn

@@ -32,6 +32,8 @@ class ModuleIndex:
     #: id of a ``def`` (or of the module) → the calls of its own code, in source order: its
     #: body (the module's statements) without nested defs, lambdas and classes
     own_calls: Dict[int, List[cst.Call]] = field(default_factory=dict)
+    #: ids of the defs (or the module) whose own code holds ``x op= …`` or ``x[…] = …``
+    own_item_writes: Set[int] = field(default_factory=set)
 
     def calls_of(self, scope: cst.CSTNode) -> List[cst.Call]:
         return self.own_calls.get(id(scope), [])
@@ -45,9 +47,9 @@ def index_module(module: cst.Module) -> ModuleIndex:
     index = ModuleIndex()
     classes: List[cst.ClassDef] = []
     depth = 0
-    # (node, leaving, the calls list of the scope the node belongs to): a def or a
-    # class is pushed again to be left after its children.
-    stack: List[Tuple[cst.CSTNode, bool, Optional[List[cst.Call]]]] = [(module, False, None)]
+    # (node, leaving, the scope the node belongs to): a def or a class is pushed
+    # again to be left after its children.
+    stack: List[Tuple[cst.CSTNode, bool, Optional[cst.CSTNode]]] = [(module, False, None)]
     while stack:
         node, leaving, owner = stack.pop()
         kind = type(node)
@@ -65,22 +67,28 @@ def index_module(module: cst.Module) -> ModuleIndex:
         if kind is cst.Call:
             index.calls.append(node)  # type: ignore[arg-type]
             if owner is not None:
-                owner.append(node)  # type: ignore[arg-type]
+                index.own_calls[id(owner)].append(node)  # type: ignore[arg-type]
         elif kind is cst.Assign:
             index.assigns.append((node, classes[-1] if classes else None))  # type: ignore[arg-type]
+            if owner is not None and any(isinstance(t.target, cst.Subscript) for t in node.targets):  # type: ignore[attr-defined]
+                index.own_item_writes.add(id(owner))
+        elif kind is cst.AugAssign:
+            if owner is not None:
+                index.own_item_writes.add(id(owner))
         elif kind is cst.With:
             index.withs.append(node)  # type: ignore[arg-type]
         elif kind is cst.Import or kind is cst.ImportFrom:
             index.imports.append(node)  # type: ignore[arg-type]
         elif kind is cst.Module:
-            inner = index.own_calls[id(node)] = []
+            index.own_calls[id(node)] = []
+            inner = node
         elif kind is cst.FunctionDef:
             index.functions.append((node, classes[-1] if classes else None))  # type: ignore[arg-type]
             depth += 1
             stack.append((node, True, None))
-            body = index.own_calls[id(node)] = []
+            index.own_calls[id(node)] = []
             # Only the body is the def's own code; decorators and defaults belong to no scope.
-            stack.extend((child, False, body if child is node.body else None) for child in reversed(children(node)))  # type: ignore[attr-defined]
+            stack.extend((child, False, node if child is node.body else None) for child in reversed(children(node)))  # type: ignore[attr-defined]
             continue
         elif kind is cst.ClassDef:
             index.classes.append(node)  # type: ignore[arg-type]

@@ -121,6 +121,13 @@ _INPUT_SAVING_LOSSES = frozenset(
 )
 
 FunctionNode = Union[cst.FunctionDef, cst.Module]
+#: Names of every call ``_inplace_ops`` can take for an in-place write (methods and functions).
+_INPLACE_CALL_NAMES = (
+    frozenset(INPLACE_METHODS)
+    | frozenset(TORCH_INPLACE_FUNCTIONS)
+    | frozenset(FUNCTIONAL_INPLACE_FUNCTIONS)
+    | frozenset(FUNCTIONAL_INPLACE_PARAMETER)
+)
 
 
 # --------------------------------------------------------------------------- results
@@ -227,6 +234,7 @@ class _Analysis:
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
         self.grad_callees: Set[cst.FunctionDef] = set()
         self.ids = itertools.count()
+        self._writes_memo: Dict[FunctionNode, bool] = {}
         # Each statement is searched several times (writes, saves, escapes, backward calls).
         self._local: Dict[int, List[cst.CSTNode]] = {}
         self._calls: Dict[int, List[cst.Call]] = {}
@@ -249,15 +257,52 @@ class _Analysis:
         self._index()
         events: List[InplaceEvent] = []
         for scope in self._scopes():
+            if not self._may_write(scope):
+                # Nothing in it, or in what it calls, writes in place: no event can come of
+                # walking it, and the helpers it passes grad to write nothing either.
+                continue
             walker = _Walker(self, scope)
             events.extend(walker.walk())
             for callee in walker.grad_callees:
                 self.grad_callees.add(callee)
         return events
 
+    def _may_write(self, scope: _Scope) -> bool:
+        """Does the scope's own code, or a helper it calls (transitively), spell an in-place write?"""
+        found = self._writes_memo.get(scope.node)
+        if found is None:
+            self._writes_memo[scope.node] = False  # recursion guard
+            index = module_index(self.context)
+            found = id(scope.node) in index.own_item_writes or any(
+                self._spells_inplace_call(call) for call in index.calls_of(scope.node)
+            )
+            if not found:
+                found = any(
+                    self._may_write(_Scope(callee, self.owner.get(callee))) for callee in self._callees(scope)
+                )
+            self._writes_memo[scope.node] = found
+        return found
+
+    def _spells_inplace_call(self, call: cst.Call) -> bool:
+        """A call ``_inplace_ops`` may take for a write (a superset: names only)."""
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and name in self._inplace_attrs:
+                return True
+        elif isinstance(func, cst.Name):
+            name = func.value
+        else:
+            return False
+        if name in _INPLACE_CALL_NAMES:
+            return True
+        # ``from torch.nn.functional import relu as r``: the name is an alias.
+        return any(q.rsplit(".", 1)[-1] in _INPLACE_CALL_NAMES for q in qualified_names(self.context, func))
+
     # Every def, every ``x = Ctor(...)`` in the module, every global read from a def.
     def _index(self) -> None:
         index = module_index(self.context)
+        self._inplace_attrs: Set[str] = set()
         self.class_names.update(cls.name.value for cls in index.classes)
         self.global_reads = index.names_in_functions
         for node, cls in index.functions:
@@ -286,6 +331,7 @@ class _Analysis:
                     self.parameters.add(name)
                 if last in INPLACE_MODULES and _inplace_requested(node.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
+                    self._inplace_attrs.add(name.rsplit(".", 1)[-1])
 
     def _excluded(self, func: cst.FunctionDef) -> bool:
         if INIT_NAME.search(func.name.value):

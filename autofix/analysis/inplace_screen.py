@@ -397,6 +397,8 @@ class _Index:
         self.backward_names: Set[str] = {"backward"}
         #: every name an import binds
         self.imported: Set[str] = set()
+        #: ``from m import a as b``: b → a
+        self.imported_as: Dict[str, str] = {}
         #: names ``torch`` is imported as, and torch factories imported by name
         self.torch_modules: Set[str] = {"torch"}
         self.torch_factories: Set[str] = set()
@@ -433,6 +435,8 @@ class _Index:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     self.imported.add(alias.asname or alias.name)
+                    if alias.asname:
+                        self.imported_as[alias.asname] = alias.name
                     if node.module == "torch" and not node.level and alias.name in FACTORIES:
                         self.torch_factories.add(alias.asname or alias.name)
                     if alias.name == "backward":
@@ -486,6 +490,8 @@ def _call_targets(call: ast.Call, index: _Index) -> Iterator[str]:
     if not isinstance(first, ast.Name):
         return
     last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if isinstance(func, ast.Name):
+        last = index.imported_as.get(last, last)  # ``from torch.nn.functional import relu as act``
     if last in _TORCH_INPLACE:
         yield first.id
     elif last in FUNCTIONAL_INPLACE_PARAMETER and _may_request_inplace(call, FUNCTIONAL_INPLACE_PARAMETER[last]):
