@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from autofix.analysis.names import children
 from autofix.diff import unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
 from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
@@ -80,7 +81,7 @@ def _check_module(
     applied: Tuple[str, ...] = ()
     if options.fix:
         try:
-            fixed, applied = _fix_to_fixpoint(wrapper, reports, active, path, options)
+            fixed, applied = _fix_to_fixpoint(wrapper, positions, reports, active, path, options)
             if not applied:
                 # Nothing changed: hand back the input itself, not LibCST's
                 # regeneration of it (which can differ in rare whitespace).
@@ -148,7 +149,7 @@ def _lint(
     wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str, code: str
 ) -> Tuple[List[Report], RuleContext]:
     """Run ``rules``; ``code`` is the module's text (generating it again costs a full codegen)."""
-    context = RuleContext(wrapper, path)
+    context = RuleContext(wrapper, path, code)
     reports: List[Report] = []
     for rule_cls in rules:
         rule = rule_cls(context)
@@ -206,6 +207,7 @@ def _allowed(fix: Optional[Fix], options: Options) -> bool:
 
 def _fix_to_fixpoint(
     wrapper: MetadataWrapper,
+    positions,
     reports: List[Report],
     rules: Sequence[Type[Rule]],
     path: str,
@@ -215,7 +217,6 @@ def _fix_to_fixpoint(
     applied: Set[str] = set()
     module = original
     data = b""
-    positions = wrapper.resolve(PositionProvider)
     for _ in range(options.max_passes):
         fixes = [(r.code, r.fix) for r in reports if _allowed(r.fix, options)]
         if not fixes:
@@ -281,7 +282,7 @@ def apply_fixes(
         codes.append(code)
     if not codes:
         return module, []
-    applier = _Applier(plan, positions, taken)
+    applier = _Applier(plan, _ancestors(module, plan.targets()))
     new_module = module.visit(applier)
     if applier.applied < plan.size:
         # A target sat where a parent's position does not cover it (rare
@@ -298,6 +299,9 @@ class _Plan:
         self.after: Dict[cst.CSTNode, List[cst.BaseStatement]] = {}
         self.remove: Set[cst.CSTNode] = set()
 
+    def targets(self) -> List[cst.CSTNode]:
+        return [*self.replace, *self.before, *self.after, *self.remove]
+
     def add(self, fix: Fix) -> None:
         for edit in fix.edits:
             self.size += 1
@@ -313,28 +317,39 @@ class _Plan:
                 raise TypeError(edit)
 
 
+def _ancestors(module: cst.Module, targets: Sequence[cst.CSTNode]) -> Set[int]:
+    """ids of ``targets`` and of every node on the way down to them from ``module``."""
+    parents: Dict[int, cst.CSTNode] = {}
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[id(child)] = node
+            stack.append(child)
+    keep: Set[int] = {id(module)}
+    for target in targets:
+        node: Optional[cst.CSTNode] = target
+        while node is not None and id(node) not in keep:
+            keep.add(id(node))
+            node = parents.get(id(node))
+    return keep
+
+
 class _Applier(cst.CSTTransformer):
-    """Applies a plan; with positions, it only descends into subtrees holding a target.
+    """Applies a plan; given ``keep``, it only descends into nodes on the way to a target.
 
     Skipping untouched subtrees keeps one fix's cost proportional to the depth
     of its edits instead of the size of the file.
     """
 
-    def __init__(self, plan: _Plan, positions=None, targets: Sequence[CodeRange] = ()) -> None:
+    def __init__(self, plan: _Plan, keep: Optional[Set[int]] = None) -> None:
         super().__init__()
         self.plan = plan
-        self.positions = positions
-        self.targets = [((t.start.line, t.start.column), (t.end.line, t.end.column)) for t in targets]
+        self.keep = keep
         self.applied = 0
 
     def on_visit(self, node) -> bool:
-        if self.positions is None or isinstance(node, cst.Module):
-            return True
-        span = self.positions.get(node)
-        if span is None:
-            return True
-        start, end = (span.start.line, span.start.column), (span.end.line, span.end.column)
-        return any(start <= t0 and t1 <= end for t0, t1 in self.targets)
+        return self.keep is None or id(node) in self.keep
 
     def on_leave(self, original_node, updated_node):
         updated_node = super().on_leave(original_node, updated_node)

@@ -111,17 +111,28 @@ class RuleContext:
     rules are computed once through :meth:`fact`.
     """
 
-    def __init__(self, wrapper: MetadataWrapper, path: str) -> None:
+    def __init__(self, wrapper: MetadataWrapper, path: str, code: Optional[str] = None) -> None:
         self.wrapper = wrapper
         self.module: cst.Module = wrapper.module
         self.path = path
+        #: the text the module was parsed from, when the engine has it
+        self.code = code
         self._metadata: Dict[ProviderT, Any] = {}
         self._facts: Dict[Any, Any] = {}
 
     def metadata(self, provider: ProviderT) -> Any:
-        """The provider's node → value mapping (resolved lazily, once)."""
+        """The provider's node → value mapping (resolved lazily, once).
+
+        Positions, when the module's text is known, are computed only for the
+        top-level statements asked about (:class:`autofix.positions.LazyPositions`).
+        """
         if provider not in self._metadata:
-            self._metadata[provider] = self.wrapper.resolve(provider)
+            if provider is PositionProvider and self.code is not None:
+                from autofix.positions import LazyPositions
+
+                self._metadata[provider] = LazyPositions(self.module, self.code)
+            else:
+                self._metadata[provider] = self.wrapper.resolve(provider)
         return self._metadata[provider]
 
     def get(self, provider: ProviderT, node: cst.CSTNode, default: Any = None) -> Any:
