@@ -72,7 +72,7 @@ def _check_module(
     for report in reports:
         fix_info = None
         if report.fix is not None:
-            text = text or _ModuleText(wrapper.module)
+            text = text or _ModuleText(wrapper.module, _text(source, module))
             fix_info = _render_fix(wrapper.module, positions, report.fix, text, path)
         findings.append(_finding(path, report, positions, fix_info))
     findings.sort(key=lambda f: (f.line, f.column, f.code))
@@ -81,7 +81,7 @@ def _check_module(
     applied: Tuple[str, ...] = ()
     if options.fix:
         try:
-            fixed, applied = _fix_to_fixpoint(wrapper, positions, reports, active, path, options)
+            fixed, applied = _fix_to_fixpoint(wrapper, positions, reports, active, path, options, text)
             if not applied:
                 # Nothing changed: hand back the input itself, not LibCST's
                 # regeneration of it (which can differ in rare whitespace).
@@ -212,6 +212,7 @@ def _fix_to_fixpoint(
     rules: Sequence[Type[Rule]],
     path: str,
     options: Options,
+    text: Optional["_ModuleText"] = None,
 ) -> Tuple[bytes, Tuple[str, ...]]:
     original = wrapper.module
     applied: Set[str] = set()
@@ -226,7 +227,11 @@ def _fix_to_fixpoint(
             break
         applied.update(codes)
         # Re-parse so that positions and metadata describe the new text exactly.
-        data = new_module.bytes
+        if text is not None and module is original:
+            # Untouched top-level statements keep the text already generated for them.
+            data = text.code_of(new_module).encode(new_module.encoding)
+        else:
+            data = new_module.bytes
         module = cst.parse_module(data)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         reports, context = _lint(wrapper, rules, path, _text(data, module))
@@ -235,7 +240,7 @@ def _fix_to_fixpoint(
         if any(_allowed(r.fix, options) for r in reports):
             raise RuntimeError(f"fixes did not converge after {options.max_passes} passes")
     if module is original:
-        return original.bytes, ()
+        return b"", ()  # nothing applied: the caller hands back the input itself
     _check_compiles(_text(data, module), path)
     return data, tuple(sorted(applied))
 
@@ -394,12 +399,13 @@ class _ModuleText:
     per-finding diffs quadratic in the file size.
     """
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, code: str) -> None:
         self.module = module
         self.parts = {id(stmt): module.code_for_node(stmt) for stmt in module.body}
         self.header = "".join(module.code_for_node(line) for line in module.header)
         self.footer = "".join(module.code_for_node(line) for line in module.footer)
-        self.code = module.code
+        #: the module's text as parsed (``module.code`` would generate it all again)
+        self.code = code
 
     def code_of(self, new: cst.Module) -> str:
         old = self.module

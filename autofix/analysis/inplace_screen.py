@@ -59,7 +59,16 @@ def may_have_inplace_events(tree: ast.Module) -> bool:
     """False when the in-place analysis cannot report anything in ``tree``."""
     index = _Index(tree)
     seen: Set[int] = set()
-    queue = [(cls, scope) for cls, scope in index.scopes() if index.summary(scope, cls).root]
+    if any(_last_name(call.func) in index.backward_names for call in index.nodes.calls):
+        queue = [(cls, scope) for cls, scope in index.scopes() if index.summary(scope, cls).root]
+    else:
+        # No backward() anywhere (a model file): only forwards start the analysis, and
+        # the scopes nothing reaches from one need no look at all.
+        queue = [
+            (cls, scope)
+            for cls, scope in index.scopes()
+            if cls is not None and scope.name == "forward" and not _excluded(scope)  # type: ignore[union-attr]
+        ]
     while queue:
         cls, scope = queue.pop()
         if id(scope) in seen:
