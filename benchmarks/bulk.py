@@ -213,9 +213,6 @@ def profile(tree: Path, top: int, sample: Optional[int] = None) -> None:
         rule.check = timed
     # Where a file's time goes, stage by stage, as the engine runs them.
     from autofix import engine
-    from autofix.rule import RuleContext
-    from libcst.metadata import PositionProvider
-
     stage_time: Dict[str, float] = defaultdict(float)
 
     def staged(label, function):
@@ -229,14 +226,11 @@ def profile(tree: Path, top: int, sample: Optional[int] = None) -> None:
 
     engine.rules_that_may_fire = staged("pre-filter: trigger words, Python's parse, screens", engine.rules_that_may_fire)
     engine.parse = staged("LibCST parse", engine.parse)
-    original_metadata = RuleContext.metadata
+    from autofix.positions import LazyPositions
 
-    def metadata(self, provider):
-        if provider is PositionProvider and provider not in self._metadata:
-            return staged("positions of findings (LibCST codegen)", original_metadata)(self, provider)
-        return original_metadata(self, provider)
-
-    RuleContext.metadata = metadata
+    label = "positions of findings (LibCST codegen of their statements)"
+    LazyPositions._statement_positions = staged(label, LazyPositions._statement_positions)
+    LazyPositions._everything = staged(label, LazyPositions._everything)
     profiler = cProfile.Profile()
     started = time.perf_counter()
     errors = 0
