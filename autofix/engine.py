@@ -7,16 +7,15 @@ raises for bad input: problems come back as ``FileResult.error``.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
-import warnings
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from autofix.analysis.names import children
+from autofix.analysis.screen import parse_python
 from autofix.diff import unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
 from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
@@ -106,24 +105,10 @@ def rules_that_may_fire(source: bytes, rules: Sequence[Type[Rule]]) -> List[Type
     text = source.decode("latin-1")
     active = [r for r in rules if r.may_fire(text)]
     if any(r.screens() for r in active):
-        tree = _python_ast(source)
+        tree = parse_python(source)
         if tree is not None:
             active = [r for r in active if r.may_fire_in(tree)]
     return active
-
-
-def _python_ast(source: bytes) -> Optional[ast.Module]:
-    """Python's own parse of ``source`` for the rules' screens; None when it cannot.
-
-    A file Python cannot parse (newer syntax, say) goes on to LibCST, which
-    parses or reports it.
-    """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
-        return None
 
 
 def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:

@@ -13,14 +13,13 @@ the text at that line, the whole module falls back to ``PositionProvider``.
 
 from __future__ import annotations
 
-import ast
-import warnings
 from typing import Dict, List, Mapping, Optional
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from autofix.analysis.names import children
+from autofix.analysis.screen import parse_python
 
 
 class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
@@ -33,6 +32,7 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         self._done: Dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
         self._offsets: Optional[List[int]] = None
         self._full: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self._lines = code.splitlines(keepends=True)
 
     # Mapping protocol: lookups by node; iteration and length need everything.
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -94,7 +94,7 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         statement = self.module.body[index]
         alone = self.module.with_changes(body=[statement], header=[], footer=[], has_trailing_newline=True)
         text = alone.code
-        lines = self._lines()
+        lines = self._lines
         start = offsets[index]
         if "".join(lines[start : start + text.count("\n")]) != text:
             self._offsets = None
@@ -104,17 +104,11 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         self._done[index] = relative
         return relative
 
-    def _lines(self) -> List[str]:
-        return self.code.splitlines(keepends=True)
-
     def _first_lines(self) -> Optional[List[int]]:
         """For each top-level statement, how many lines of the file come before it."""
         if self._offsets is None:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    tree = ast.parse(self.code)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = parse_python(self.code)
+            if tree is None:
                 return None
             flat = tree.body
             offsets: List[int] = []

@@ -18,3 +18,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def without_screens(patch, rules=None):
+    """Switch the rules' syntactic screens off: every file with trigger words is parsed and analysed."""
+    from autofix import registry
+
+    for rule in rules if rules is not None else registry.all_rules():
+        patch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
+
+
+@pytest.fixture
+def unscreened(monkeypatch):
+    """The screens off for one test (the sweep, and the screens' own soundness tests)."""
+    without_screens(monkeypatch)

@@ -8,8 +8,6 @@ on a sample of torch's own sources; then the screens' effect on the engine.
 
 from __future__ import annotations
 
-import ast
-import warnings
 from pathlib import Path
 from typing import Dict, List, Set
 
@@ -18,10 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autofix import api, engine, registry
+from autofix.analysis.screen import parse_python
 from autofix.types import Options
+from conftest import without_screens
 from corpus_cases import CORPUS
 from test_fuzz import CI, training_fragment
-from test_sweep import sample, torch_sources, unscreened  # noqa: F401 (fixture)
+from test_sweep import sample, torch_sources
 
 RULES = registry.all_rules()
 ALL = Options(select=("ALL",), unsafe_fixes=True)
@@ -33,18 +33,11 @@ def codes_found(source: bytes, path: str = "case.py") -> Set[str]:
     return {f.code for f in result.findings}
 
 
-def python_ast(source: bytes) -> ast.Module:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source)
-
-
 def assert_screens_pass(source: bytes, codes: Set[str], where: str) -> None:
     if not codes:
         return
-    try:
-        tree = python_ast(source)
-    except SyntaxError:
+    tree = parse_python(source)
+    if tree is None:
         return  # the engine screens nothing Python cannot parse
     for code in sorted(codes):
         assert registry.get_rule(code).may_fire_in(tree), f"{where}: {code} fires but its screen says it cannot"
@@ -76,8 +69,7 @@ def test_screens_pass_wherever_a_rule_fires_in_the_corpus(unscreened):
 def test_screens_pass_wherever_a_rule_fires_in_generated_code(source):
     data = source.encode("utf-8")
     with pytest.MonkeyPatch.context() as patch:
-        for rule in RULES:
-            patch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
+        without_screens(patch)
         codes = codes_found(data)
     assert_screens_pass(data, codes, source)
 
@@ -127,11 +119,11 @@ def test_the_inplace_screen_passes_wherever_the_analysis_reports(source):
     data = source.encode("utf-8")
     rule = registry.get_rule("AF103")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
+        without_screens(patch, [rule])
         found = engine.check_source(data, "net.py", [rule], ALL)
     assert not (found.error or "").startswith("internal error"), found.error
     if found.findings:
-        assert rule.may_fire_in(python_ast(data)), source
+        assert rule.may_fire_in(parse_python(data)), source
 
 
 def test_screens_pass_wherever_a_rule_fires_in_torch_sources(unscreened):
@@ -334,6 +326,6 @@ class Net(nn.Module):
 @pytest.mark.parametrize("name", sorted(SCREENED_IN))
 def test_every_reason_for_an_inplace_finding_passes_the_screen(name):
     source = SCREENED_IN[name].encode()
-    assert registry.get_rule("AF103").may_fire_in(python_ast(source))
+    assert registry.get_rule("AF103").may_fire_in(parse_python(source))
     result = api.fix_source(source, f"{name}.py", Options(select=("AF103",), unsafe_fixes=True))
     assert [f.code for f in result.findings] == ["AF103"]

@@ -59,18 +59,9 @@ def check_results(results: List[FileResult]) -> None:
         assert again.fixed == result.fixed, f"{result.path}: fixing the fixed file changed it"
 
 
-@pytest.fixture
-def unscreened(monkeypatch):
-    """The rules' syntactic screens off: every file the trigger words let through is parsed and analysed.
-
-    With the screens on, most of torch's sources never reach the analyses at
-    all; the sweep is there to run the analyses over real code.
-    """
-    for rule in registry.all_rules():
-        monkeypatch.setattr(rule, "may_fire_in", classmethod(lambda cls, tree: True))
-
-
 def test_sweep_torch_sources(tmp_path, capsys, unscreened):
+    # Screens off (conftest): with them on, most of torch's sources never reach
+    # the analyses at all; the sweep is there to run the analyses over real code.
     root = torch_sources()
     files, problems = discover([str(root)], respect_gitignore=False)
     # Files none of whose trigger words occur are never parsed: sample the others.

@@ -20,7 +20,21 @@ against the full rules on the corpus, generated programs and real code.
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+
+
+def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
+    """Python's own parse of ``source``; None when it cannot (newer syntax, bad encoding …).
+
+    A file Python cannot parse goes on to LibCST, which parses or reports it.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
+        return None
 
 
 # --------------------------------------------------------------------------- backward
