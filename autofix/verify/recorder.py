@@ -3,8 +3,10 @@
 Per run it records every backward call (the gradient contribution per leaf: the
 ``.grad`` difference it caused, and the autograd graph size it traversed), every
 optimizer ``step()`` (the gradients the optimizer sees, and the sum of backward
-contributions since the previous step, for AF104's invariant), and the live
-autograd graph kept alive after each of the first steps (AF105's leak).
+contributions since the previous step, for AF104's invariant), the bytes of
+saved tensors a backward left alive (what ``retain_graph=True`` costs, AF106),
+and the live autograd graph kept alive after each of the first steps (AF105's
+leak).
 """
 
 from __future__ import annotations
@@ -161,7 +163,8 @@ class Recorder:
         if not self.recording:
             return self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
-        nodes, leaves = walk_graph(t.grad_fn for t in roots if isinstance(t, torch.Tensor))
+        grad_fns = [t.grad_fn for t in roots if isinstance(t, torch.Tensor)]
+        nodes, leaves = walk_graph(grad_fns)
         before = {}
         for leaf in leaves:
             before[id(leaf)] = None if leaf.grad is None else leaf.grad.detach().clone()
@@ -183,7 +186,10 @@ class Recorder:
             name = self.name(leaf)
             cpu = contribution.to("cpu")
             self.totals[name] = self.totals[name] + cpu if name in self.totals else cpu.clone()
-        self.backwards.append({"step": self.step_count, "nodes": nodes})
+        # A freed graph holds nothing; only a retained one is worth the walk.
+        kept = retain_graph if retain_graph is not None else create_graph
+        retained = retained_saved_bytes(grad_fns) if kept else 0
+        self.backwards.append({"step": self.step_count, "nodes": nodes, "retained_bytes": retained})
         self.backward_count += 1
         return result
 
@@ -285,6 +291,41 @@ def walk_graph(grad_fns) -> "tuple[int, list]":
                 seen[id(child)] = child
                 stack.append(child)
     return len(seen), leaves
+
+
+_SAVED_NAMES: Dict[type, List[str]] = {}
+
+
+def retained_saved_bytes(grad_fns) -> int:
+    """Bytes of the tensors the graph below ``grad_fns`` still saves for a backward.
+
+    Read right after a backward: a graph it freed raises on access to its saved
+    tensors and counts nothing, a retained one counts every saved activation
+    (storages counted once; parameters are not counted, they live anyway).
+    """
+    stack = [fn for fn in grad_fns if fn is not None]
+    seen = {id(fn) for fn in stack}
+    storages: Dict[Any, int] = {}
+    while stack:
+        fn = stack.pop()
+        names = _SAVED_NAMES.get(type(fn))
+        if names is None:
+            names = [n for n in dir(fn) if n.startswith("_saved_") or n == "saved_tensors"]
+            _SAVED_NAMES[type(fn)] = names
+        for name in names:
+            try:
+                value = getattr(fn, name)
+            except RuntimeError:  # freed by the backward that just ran
+                continue
+            for tensor in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(tensor, torch.Tensor) and not (tensor.is_leaf and tensor.requires_grad):
+                    storage = tensor.untyped_storage()
+                    storages[(storage.data_ptr(), tensor.device)] = storage.nbytes()
+        for child, _ in fn.next_functions:
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return sum(storages.values())
 
 
 def live_graph_size() -> int:
