@@ -194,6 +194,15 @@ def test_graph_growth_is_reported():
     assert re.search(r"live graph after step: original growing \d+→\d+, patched flat at \d+", result.detail), result.detail
 
 
+def test_dropping_a_needless_retain_graph_shows_the_memory_it_kept():
+    original = VERIFY_CASES / "af106_needless.py"
+    patched = VERIFY_CASES / "af106_needless.patched.py"
+    result = verify_file(original.read_bytes(), patched.read_bytes(), str(original), ("AF106",), CPU)
+    assert result.verdict == "identical", result.detail
+    # Each retained backward left its activations alive; the patched run frees them all.
+    assert re.search(r"saved tensors kept alive after backward: original [\d.]+ KiB in 5 of 5 backward calls, patched none", result.detail), result.detail
+
+
 # ------------------------------------------------------------ --verify-cmd
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, List, Optional
 
 from autofix.types import Expectation, Verification
 from autofix.verify.compare import Comparer, Mismatch, Run, describe_sizes, grows
@@ -34,7 +34,28 @@ def growth_note(original: Run, patched: Run) -> str:
             f"; live graph after step: original {describe_sizes(original.live_graph)}, "
             f"patched {describe_sizes(patched.live_graph)}"
         )
-    return text
+    memory = retained_note(original, patched)
+    return f"{text}; {memory}" if memory else text
+
+
+def retained_note(original: Run, patched: Run) -> str:
+    """What ``retain_graph=True`` kept alive: saved-tensor bytes left by each backward (AF106)."""
+    runs = [[b.get("retained_bytes", 0) for b in run.backwards] for run in (original, patched)]
+    if not any(any(sizes) for sizes in runs):
+        return ""
+    first, second = (_describe_retained(sizes) for sizes in runs)
+    return f"saved tensors kept alive after backward: original {first}, patched {second}"
+
+
+def _describe_retained(sizes: List[int]) -> str:
+    kept = [s for s in sizes if s]
+    if not kept:
+        return "none"
+    return f"{_kib(sum(kept) / len(kept))} in {len(kept)} of {len(sizes)} backward calls"
+
+
+def _kib(size: float) -> str:
+    return f"{size / 1024:.1f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
 
 
 def growth_start(run: Run) -> int:
