@@ -7,11 +7,15 @@ adapters over these functions.
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
-from autofix import engine, registry
-from autofix.rule import Rule
 from autofix.types import FileResult, Options
+
+if TYPE_CHECKING:
+    from autofix.rule import Rule
+
+# The engine, the registry and the rules import LibCST: they are imported where
+# a file is really checked, so that cached results and --version stay cheap.
 
 
 def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rule]]:
@@ -24,6 +28,8 @@ def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rul
         for pattern, codes in options.per_path_ignores:
             if path_matches(relative, pattern):
                 ignore.extend(codes)
+    from autofix import registry
+
     return registry.select_rules(options.select, ignore)
 
 
@@ -31,20 +37,53 @@ def fix_source(
     source: Union[str, bytes], path: str = "<stdin>", options: Options = Options()
 ) -> FileResult:
     """Check (and with ``options.fix``, fix) one source text."""
+    from autofix import engine
+
     if isinstance(source, str):
         source = source.encode("utf-8")
     return engine.check_source(source, path, rules_for(options, path), options)
 
 
 def check_file(path: Union[str, "os.PathLike[str]"], options: Options = Options()) -> FileResult:
-    """Read one file and check it; read errors come back as ``FileResult.error``."""
+    """Read one file and check it; read errors come back as ``FileResult.error``.
+
+    With ``options.cache_dir`` a result stored by an earlier run for the same
+    bytes, path, version and options is returned instead of checking again.
+    """
     name = os.fspath(path)
     try:
         with open(name, "rb") as handle:
             source = handle.read()
     except OSError as exc:
         return FileResult(name, None, None, error=f"cannot read file: {exc.strerror or exc}")
-    return engine.check_source(source, name, rules_for(options, name), options)
+    from autofix import engine
+
+    if options.cache_dir is None:
+        return engine.check_source(source, name, rules_for(options, name), options)
+    from autofix.cache import Cache
+
+    cache = Cache(options.cache_dir)
+    key = cache.key(name, source, options)
+    result = cache.get(key, source)
+    if result is None:
+        result = engine.check_source(source, name, rules_for(options, name), options)
+        cache.put(key, result)
+    return result
+
+
+def cached_result(path: str, options: Options) -> Optional[FileResult]:
+    """The cached result for ``path`` if there is a valid one; never checks, never imports LibCST."""
+    if options.cache_dir is None:
+        return None
+    from autofix.cache import Cache
+
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except OSError:
+        return None
+    cache = Cache(options.cache_dir)
+    return cache.get(cache.key(path, source, options), source)
 
 
 def discover(

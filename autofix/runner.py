@@ -37,6 +37,19 @@ def run(paths: Sequence[str], options: Options, *, jobs: Optional[int] = None) -
     file's ``error`` and never stops the run.
     """
     paths = list(paths)
+    if options.cache_dir is not None:
+        # Cached results are served here, before any worker (or LibCST) is started:
+        # a repeated run over an unchanged tree costs little more than reading it.
+        misses = []
+        for path in paths:
+            hit = api.cached_result(path, options)
+            if hit is None:
+                misses.append(path)
+            else:
+                yield hit
+        paths = misses
+        if not paths:
+            return
     if jobs is None:
         jobs = os.cpu_count() or 1
     jobs = max(1, min(jobs, len(paths)))

@@ -136,3 +136,5 @@ class Options:
     per_path_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = field(default_factory=tuple)
     #: Folder the per-path ignore globs are relative to (the config file's folder).
     root: Optional[str] = None
+    #: Where results are cached between runs (:mod:`autofix.cache`); ``None``: no cache.
+    cache_dir: Optional[str] = None
