@@ -59,6 +59,7 @@ def check_results(results: List[FileResult]) -> None:
         assert again.fixed == result.fixed, f"{result.path}: fixing the fixed file changed it"
 
 
+@pytest.mark.slow  # about a minute on a quiet 2-core machine; CI runs the slow tests
 def test_sweep_torch_sources(tmp_path, capsys, unscreened):
     # Screens off (conftest): with them on, most of torch's sources never reach
     # the analyses at all; the sweep is there to run the analyses over real code.
