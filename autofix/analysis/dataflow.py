@@ -35,6 +35,17 @@ from autofix.analysis.training import (
     is_backward_call,
     qualified_names,
 )
+from autofix.model.vocabulary import (
+    ACCUMULATING_METHODS,
+    CONTAINER_FUNCTIONS,
+    CUT_ATTRIBUTES,
+    CUT_FUNCTIONS,
+    CUT_METHODS,
+    DETACH_HELPER_NAMES,
+    NN_NON_MODULES,
+    NON_TENSOR_METHODS,
+    TORCH_CUT_FUNCTIONS,
+)
 from autofix.rule import RuleContext
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
@@ -62,51 +73,23 @@ class Val:
 
 CLEAN = Val()
 
-# Methods whose result carries no graph (or no tensor at all).
-_BREAKING_METHODS = {
-    "detach", "detach_", "item", "tolist", "numpy", "argmax", "argmin", "argsort", "size", "dim",
-    "numel", "long", "int", "bool", "byte", "short", "eq", "ne", "gt", "lt", "ge", "le",
-    "isnan", "isinf", "isfinite", "sample", "nonzero", "count_nonzero", "element_size",
-    "data_ptr", "get_device", "is_contiguous", "type", "__len__", "keys", "is_floating_point",
-    "multinomial", "bernoulli", "sign", "new_zeros", "new_ones", "new_empty", "new_full",
-    "new_tensor", "zero_grad", "state_dict", "parameters", "named_parameters", "modules",
-    "children", "buffers", "named_buffers", "named_modules", "train", "eval", "startswith",
-    "endswith", "format", "join", "split", "strip", "lower", "upper", "replace",
-}
-_BREAKING_ATTRIBUTES = {"shape", "dtype", "device", "data", "grad", "requires_grad", "ndim", "is_cuda", "grad_fn",
-                        "is_leaf", "layout", "training", "T_max"}
-_BREAKING_FUNCTIONS = {
-    "float", "int", "len", "str", "bool", "round", "isinstance", "print", "repr", "hash", "id",
-    "type", "range", "format", "hasattr", "getattr", "callable", "math.isfinite", "math.isnan",
-    "np.mean", "numpy.mean", "np.array", "numpy.array", "np.asarray", "numpy.asarray",
-}
-_TORCH_BREAKING = {
-    "zeros", "ones", "empty", "full", "randn", "rand", "randint", "randperm", "arange", "linspace",
-    "logspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like", "empty_like",
-    "full_like", "randn_like", "rand_like", "randint_like", "argmax", "argmin", "argsort", "eq",
-    "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "numel", "no_grad", "manual_seed",
-    "multinomial", "bernoulli", "normal", "device", "Size", "get_rng_state", "is_tensor",
-    "count_nonzero", "nonzero", "sign", "bucketize", "searchsorted", "unique",
-}
-# Containers: hold values without computing on them (a tuple of leaves is no graph).
-_CONTAINER_FUNCTIONS = {"tuple", "list", "dict", "zip", "enumerate", "reversed", "sorted", "iter", "next", "set"}
-# Well-known helpers that return a detached copy of a hidden state.
-DETACH_HELPER_NAMES = {
-    "repackage_hidden", "repackage_hiddens", "repackage_state", "detach_hidden", "detach_hiddens",
-    "detach_state", "detach_states", "detach_all", "detach_tensors", "detach",
-}
+# One vocabulary for every rule: what cuts the graph and what keeps it.
+_BREAKING_METHODS = CUT_METHODS | NON_TENSOR_METHODS
+_BREAKING_ATTRIBUTES = CUT_ATTRIBUTES
+_BREAKING_FUNCTIONS = CUT_FUNCTIONS
+_TORCH_BREAKING = TORCH_CUT_FUNCTIONS
+_CONTAINER_FUNCTIONS = CONTAINER_FUNCTIONS
 _MODULE_NONGRAPH_PREFIXES = ("init", "reset", "zero", "new_", "begin", "empty", "get_num", "num_")
 _MODULE_HINT_METHODS = {"parameters", "named_parameters", "state_dict", "load_state_dict", "modules",
                         "named_modules", "children", "train", "eval", "register_buffer", "buffers"}
-_NN_NON_MODULES = ("torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.nn.parameter",
-                   "torch.nn.Parameter")
+_NN_NON_MODULES = NN_NON_MODULES
 # Calls that consume a value for display only; a total passed to them does not escape.
 _DISPLAY_FUNCTIONS = _BREAKING_FUNCTIONS | {"sum", "max", "min", "abs", "sorted", "statistics.mean",
                                             "math.exp", "np.exp", "numpy.exp", "np.std", "numpy.std"}
 _DISPLAY_METHODS = {"info", "debug", "warning", "warn", "error", "log", "add_scalar", "add_scalars",
                     "set_postfix", "set_description", "set_postfix_str", "write", "format",
                     "log_metric", "log_metrics", "log_dict", "append", "extend"}
-_ACCUMULATING_METHODS = {"append", "extend", "insert", "add"}
+_ACCUMULATING_METHODS = ACCUMULATING_METHODS
 
 
 # --------------------------------------------------------------------------- module-wide facts

@@ -28,32 +28,22 @@ import libcst as cst
 
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import disables_grad, is_backward_call, qualified_names
+from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.rule import RuleContext
 
 Origins = FrozenSet[int]
 _EMPTY: Origins = frozenset()
 
-# Methods that cut the graph: their result carries no autograd history.
-_CUT_METHODS = {"detach", "detach_", "item", "tolist", "numpy", "cpu_numpy", "__len__", "size", "dim", "numel"}
-_CUT_ATTRIBUTES = {"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim"}
-# Methods that keep the receiver's graph without adding parameters of their own:
-# tensor methods, container access, and AMP loss scaling.
-PASS_METHODS = {
-    "to", "cuda", "cpu", "float", "half", "double", "bfloat16", "long", "int", "bool", "type", "type_as",
-    "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "flatten", "unflatten",
-    "squeeze", "unsqueeze", "contiguous", "clone", "expand", "expand_as", "repeat", "chunk", "split",
-    "unbind", "narrow", "select", "index_select", "gather", "masked_fill", "masked_select", "where",
-    "sum", "mean", "std", "var", "norm", "abs", "pow", "exp", "log", "sqrt", "sigmoid", "tanh", "relu",
-    "softmax", "log_softmax", "max", "min", "argmax", "argmin", "clamp", "clip", "neg", "mul", "add",
-    "sub", "div", "matmul", "mm", "bmm", "dot", "square", "prod", "cumsum", "logsumexp", "lerp",
-    "get", "values", "items", "keys", "pop", "copy", "append", "extend", "scale", "float_power",
-}
+# One vocabulary for every rule: what cuts the graph and what keeps it.
+_CUT_METHODS = CUT_METHODS
+_CUT_ATTRIBUTES = CUT_ATTRIBUTES
+PASS_METHODS = KEEP_METHODS
 _BUILTINS = {
     "len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "sum", "min", "max", "abs",
     "float", "int", "bool", "str", "print", "isinstance", "sorted", "reversed", "map", "filter",
     "round", "any", "all", "getattr", "hasattr", "id", "repr", "format",
 }
-_NO_GRAPH_BUILTINS = {"len", "range", "print", "isinstance", "str", "id", "repr", "format", "hasattr", "iter", "next"}
+_NO_GRAPH_BUILTINS = CUT_FUNCTIONS | {"iter", "next"}
 # Callees that fetch or synthesise data: with no graph-carrying argument their
 # result is an input, not a forward pass.
 _DATA_CALLEE = re.compile(
@@ -299,6 +289,8 @@ class _GraphWalker:
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         args = _union(self._value(a.value, env, disabled).origins for a in call.args)
         qualified = qualified_names(self.context, call.func)
+        if any(q.startswith("torch.") and q.rsplit(".", 1)[-1] in TORCH_CUT_FUNCTIONS for q in qualified):
+            return _Value()
         func = call.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value

@@ -1,0 +1,207 @@
+"""One table of the operations that make, keep or cut an autograd graph.
+
+Every analysis asks these questions through this module, so that two rules
+never disagree about what ``x.argmax()`` or ``float(loss)`` returns. The sets
+are of *spellings* (a method's name, an attribute's name, a builtin's name, the
+last part of a ``torch.*`` function's qualified name); the questions at the
+bottom answer with one :class:`Effect`.
+
+The deciding facts:
+
+* A result that is an integer or boolean tensor carries no gradient history:
+  ``argmax``, ``long()``, ``int()``, ``bool()``, comparisons, ``nonzero``.
+* A Python number carries none: ``.item()``, ``float(x)``, ``int(x)``,
+  ``math.*``, ``len``.
+* Shape and bookkeeping attributes carry none: ``x.shape``, ``x.grad``,
+  ``x.data`` (``.data`` shares storage but has no history).
+* Views, casts to floating types, reductions and elementwise maths keep the
+  receiver's graph.
+* Methods of modules, optimizers, strings and dicts' ``keys`` return no graph
+  tensor (``model.parameters()`` returns leaves, which are not a graph).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import FrozenSet, Optional
+
+
+class Effect(enum.Enum):
+    """What an operation does to the autograd graph of its inputs."""
+
+    #: the result carries no graph (a number, an integer tensor, a detached copy)
+    CUT = "cut"
+    #: the result carries its inputs' graph and nothing new (views, casts, maths)
+    KEEP = "keep"
+    #: the result is a new graph through parameters (a forward pass)
+    MAKE = "make"
+    #: nothing is known
+    UNKNOWN = "unknown"
+
+
+#: Tensor methods whose result carries no graph (or is no tensor at all).
+CUT_METHODS: FrozenSet[str] = frozenset(
+    {
+        "detach", "detach_", "item", "tolist", "numpy", "cpu_numpy", "__len__", "size", "dim", "numel",
+        # integer and boolean results: no gradient flows through them
+        "argmax", "argmin", "argsort", "long", "int", "bool", "byte", "short", "char",
+        "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "nonzero", "count_nonzero",
+        "sign", "multinomial", "bernoulli", "sample",
+        # bookkeeping
+        "element_size", "data_ptr", "get_device", "is_contiguous", "is_floating_point",
+        # fresh tensors shaped like the receiver
+        "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+    }
+)
+
+#: Methods of non-tensors (modules, optimizers, strings, dict keys) whose result is no graph tensor.
+NON_TENSOR_METHODS: FrozenSet[str] = frozenset(
+    {
+        "zero_grad", "state_dict", "parameters", "named_parameters", "modules", "children", "buffers",
+        "named_buffers", "named_modules", "train", "eval", "keys",
+        "startswith", "endswith", "format", "join", "strip", "lower", "upper", "replace",
+    }
+)
+
+#: Methods whose result keeps the receiver's (and arguments') graph without
+#: adding parameters of their own: tensor views, casts to floating types,
+#: reductions and maths, container access, AMP loss scaling.
+KEEP_METHODS: FrozenSet[str] = frozenset(
+    {
+        "to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "type_as",
+        "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "flatten", "unflatten",
+        "squeeze", "unsqueeze", "contiguous", "clone", "expand", "expand_as", "repeat", "chunk", "split",
+        "unbind", "narrow", "select", "index_select", "gather", "masked_fill", "masked_select", "where",
+        "sum", "mean", "std", "var", "norm", "abs", "pow", "exp", "log", "sqrt", "sigmoid", "tanh", "relu",
+        "softmax", "log_softmax", "max", "min", "clamp", "clip", "neg", "mul", "add",
+        "sub", "div", "matmul", "mm", "bmm", "dot", "square", "prod", "cumsum", "logsumexp", "lerp",
+        "get", "values", "items", "pop", "copy", "append", "extend", "scale", "float_power",
+    }
+)
+
+#: Attributes that carry no graph.
+CUT_ATTRIBUTES: FrozenSet[str] = frozenset(
+    {
+        "shape", "dtype", "device", "data", "grad", "requires_grad", "ndim", "is_cuda", "grad_fn",
+        "is_leaf", "layout", "training", "T_max",
+    }
+)
+
+#: Builtins and numeric helpers (dotted as spelled) whose result carries no graph.
+CUT_FUNCTIONS: FrozenSet[str] = frozenset(
+    {
+        "float", "int", "len", "str", "bool", "round", "isinstance", "print", "repr", "hash", "id",
+        "type", "range", "format", "hasattr", "getattr", "callable", "math.isfinite", "math.isnan",
+        "np.mean", "numpy.mean", "np.array", "numpy.array", "np.asarray", "numpy.asarray",
+    }
+)
+
+#: Builtins whose result is a Python number when given a tensor (``float(loss)``).
+NUMBER_FUNCTIONS: FrozenSet[str] = frozenset({"float", "int", "round", "bool", "len", "abs"})
+
+#: Methods that turn a tensor into Python numbers (or lists or arrays of them).
+NUMBER_METHODS: FrozenSet[str] = frozenset({"item", "tolist", "numpy"})
+
+#: ``torch.<name>`` functions whose result carries no graph: factories,
+#: integer and boolean results, random sampling, bookkeeping.
+TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
+    {
+        "zeros", "ones", "empty", "full", "randn", "rand", "randint", "randperm", "arange", "linspace",
+        "logspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like", "empty_like",
+        "full_like", "randn_like", "rand_like", "randint_like", "argmax", "argmin", "argsort", "eq",
+        "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "numel", "no_grad", "manual_seed",
+        "multinomial", "bernoulli", "normal", "device", "Size", "get_rng_state", "is_tensor",
+        "count_nonzero", "nonzero", "sign", "bucketize", "searchsorted", "unique",
+    }
+)
+
+#: Builtins that hold values without computing on them (a tuple of leaves is no graph).
+CONTAINER_FUNCTIONS: FrozenSet[str] = frozenset(
+    {"tuple", "list", "dict", "zip", "enumerate", "reversed", "sorted", "iter", "next", "set"}
+)
+
+#: Well-known helpers that return a detached copy of a hidden state.
+DETACH_HELPER_NAMES: FrozenSet[str] = frozenset(
+    {
+        "repackage_hidden", "repackage_hiddens", "repackage_state", "detach_hidden", "detach_hiddens",
+        "detach_state", "detach_states", "detach_all", "detach_tensors", "detach",
+    }
+)
+
+#: Methods that put a value into a container that outlives the statement.
+ACCUMULATING_METHODS: FrozenSet[str] = frozenset({"append", "extend", "insert", "add"})
+
+#: Qualified-name prefixes of modules whose callables are not layers.
+NN_NON_MODULES = (
+    "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.nn.parameter", "torch.nn.Parameter",
+)
+
+#: Optimizer constructors outside ``torch.optim`` (qualified-name prefixes).
+OPTIMIZER_PREFIXES = (
+    "torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.", "transformers.optimization.",
+    "torch.distributed.optim.", "deepspeed.ops.",
+)
+#: Functions (last part of the qualified name) that build an optimizer.
+OPTIMIZER_FACTORIES: FrozenSet[str] = frozenset(
+    {"create_optimizer", "create_optimizer_v2", "build_optimizer", "get_optimizer", "make_optimizer",
+     "configure_optimizer", "AdamW", "Adafactor"}
+)
+#: Learning-rate schedulers are not optimizers (their ``step()`` takes no gradient).
+SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
+
+#: Gradient scalers (``scaler.scale(loss).backward()``; ``scaler.step(opt)`` steps ``opt``).
+SCALER_NAMES: FrozenSet[str] = frozenset(
+    {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler",
+     "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"}
+)
+
+#: ``torch.nn`` activation modules that accept ``inplace=True``.
+INPLACE_ACTIVATIONS: FrozenSet[str] = frozenset(
+    {"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "SiLU", "Mish", "Hardswish", "Hardsigmoid",
+     "Hardtanh", "RReLU", "Threshold", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"}
+)
+
+
+def method_effect(name: str) -> Effect:
+    """What calling the tensor method ``name`` does to its receiver's graph."""
+    if name in CUT_METHODS or name in NON_TENSOR_METHODS:
+        return Effect.CUT
+    if name in KEEP_METHODS:
+        return Effect.KEEP
+    return Effect.UNKNOWN
+
+
+def function_effect(spelled: str, qualified: Optional[str] = None) -> Effect:
+    """What calling a function does to its arguments' graph.
+
+    ``spelled`` is the callee as written (``float``, ``np.mean``);
+    ``qualified`` its qualified name when known (``torch.argmax``).
+    """
+    if spelled in CUT_FUNCTIONS:
+        return Effect.CUT
+    if qualified is not None and qualified.startswith("torch."):
+        if qualified.rsplit(".", 1)[-1] in TORCH_CUT_FUNCTIONS:
+            return Effect.CUT
+        if qualified.startswith("torch.nn.") and not qualified.startswith(NN_NON_MODULES):
+            return Effect.MAKE
+        return Effect.KEEP
+    if qualified is not None and qualified.startswith("math."):
+        return Effect.CUT
+    if spelled in CONTAINER_FUNCTIONS:
+        return Effect.KEEP
+    return Effect.UNKNOWN
+
+
+def attribute_cuts(name: str) -> bool:
+    """Does reading the attribute ``name`` give a value with no graph?"""
+    return name in CUT_ATTRIBUTES
+
+
+def is_optimizer_constructor(qualified: str) -> bool:
+    """Does calling ``qualified`` build an optimizer (not a learning-rate scheduler)?"""
+    if qualified.startswith(SCHEDULER_PREFIX):
+        return False
+    if qualified.startswith(OPTIMIZER_PREFIXES):
+        last = qualified.rsplit(".", 1)[-1]
+        return last[:1].isupper() or last in OPTIMIZER_FACTORIES
+    return qualified.rsplit(".", 1)[-1] in OPTIMIZER_FACTORIES - {"AdamW", "Adafactor"}
