@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Type
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from autofix.analysis.names import children
 from autofix.analysis.screen import parse_python
+from autofix.context import FIND_PROJECT, RuleContext
 from autofix.diff import unified_diff
-from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule, RuleContext
+from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule
 from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
 
 #: ``# autofix: ignore`` / ``# autofix: ignore[AF101,AF104]`` (shared with the language server).
@@ -28,10 +29,6 @@ class RuleCrash(Exception):
     """A rule raised while checking; the message names the rule."""
 
 
-class FixConflict(Exception):
-    """Internal: a fix's edits cannot be applied together with the ones already chosen."""
-
-
 # --------------------------------------------------------------------------- entry points
 
 
@@ -39,9 +36,16 @@ def check_source(
     source: bytes,
     path: str,
     rules: Sequence[Type[Rule]],
-    options: Options = Options(),
+    options: Optional[Options] = None,
+    project: Any = FIND_PROJECT,
 ) -> FileResult:
-    """Lint ``source`` with ``rules``; with ``options.fix``, also fix it to a fixpoint."""
+    """Lint ``source`` with ``rules``; with ``options.fix``, also fix it to a fixpoint.
+
+    ``project`` (an :class:`autofix.model.project.Project`) is what names
+    imported from other files resolve through; by default it is found from
+    ``path`` when a rule first asks (None: the file stands alone).
+    """
+    options = options if options is not None else Options()
     if b"\x00" in source:
         return FileResult(path, source, source, error="file contains a NUL byte (binary file?)")
     active = rules_that_may_fire(source, rules)
@@ -52,15 +56,20 @@ def check_source(
     if module is None:
         return FileResult(path, source, source, error=error)
 
-    return _check_module(source, module, path, active, options)
+    return _check_module(source, module, path, active, options, project)
 
 
 def _check_module(
-    source: bytes, module: cst.Module, path: str, active: Sequence[Type[Rule]], options: Options
+    source: bytes,
+    module: cst.Module,
+    path: str,
+    active: Sequence[Type[Rule]],
+    options: Options,
+    project: Any = FIND_PROJECT,
 ) -> FileResult:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     try:
-        reports, context = _lint(wrapper, active, path, _text(source, module))
+        reports, context = _lint(wrapper, active, path, _text(source, module), project)
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
         return FileResult(path, source, source, error=f"internal error in autofix: {_describe(exc)}")
     if not reports:
@@ -80,7 +89,7 @@ def _check_module(
     applied: Tuple[str, ...] = ()
     if options.fix:
         try:
-            fixed, applied = _fix_to_fixpoint(wrapper, positions, reports, active, path, options, text)
+            fixed, applied = _fix_to_fixpoint(wrapper, positions, reports, active, path, options, text, context.project_setting)
             if not applied:
                 # Nothing changed: hand back the input itself, not LibCST's
                 # regeneration of it (which can differ in rare whitespace).
@@ -131,10 +140,10 @@ def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
 
 
 def _lint(
-    wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str, code: str
+    wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str, code: str, project: Any = FIND_PROJECT
 ) -> Tuple[List[Report], RuleContext]:
     """Run ``rules``; ``code`` is the module's text (generating it again costs a full codegen)."""
-    context = RuleContext(wrapper, path, code)
+    context = RuleContext(wrapper, path, code, project)
     reports: List[Report] = []
     for rule_cls in rules:
         rule = rule_cls(context)
@@ -198,6 +207,7 @@ def _fix_to_fixpoint(
     path: str,
     options: Options,
     text: Optional["_ModuleText"] = None,
+    project: Any = FIND_PROJECT,
 ) -> Tuple[bytes, Tuple[str, ...]]:
     original = wrapper.module
     applied: Set[str] = set()
@@ -219,7 +229,7 @@ def _fix_to_fixpoint(
             data = new_module.bytes
         module = cst.parse_module(data)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        reports, context = _lint(wrapper, rules, path, _text(data, module))
+        reports, context = _lint(wrapper, rules, path, _text(data, module), project)
         positions = context.metadata(PositionProvider)
     else:
         if any(_allowed(r.fix, options) for r in reports):

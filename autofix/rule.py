@@ -6,26 +6,26 @@ in ruff's sections: *What it does*, *Why is this bad?*, *Example* /
 *Use instead:*, *Fix safety*, *References*.
 
 A rule never reads files, configuration or output options. The engine hands it
-a :class:`RuleContext` with the parsed module, resolved LibCST metadata and a
-shared cache for analysis facts, and the rule calls :meth:`Rule.report` with
-an optional :class:`Fix` made of CST edits.
+a :class:`autofix.context.RuleContext` with the parsed module, LibCST metadata
+(resolved on first use), a shared cache for analysis facts and the program
+model (:mod:`autofix.model`), and the rule calls :meth:`Rule.report` with an
+optional :class:`Fix` made of CST edits.
 """
 
 from __future__ import annotations
 
 import ast
-
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, ClassVar, List, Optional, Tuple, Type, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, ProviderT
 
-from autofix.analysis.names import children
+from autofix.context import RuleContext
 from autofix.types import Applicability, Expectation
 
-T = TypeVar("T")
+__all__ = ["Edit", "Fix", "InsertAfter", "InsertBefore", "Remove", "Replace", "Report", "Rule", "RuleContext"]
+
 
 
 # --------------------------------------------------------------------------- edits
@@ -100,67 +100,6 @@ class Report:
     fix: Optional[Fix]
 
 
-# --------------------------------------------------------------------------- context
-
-
-class RuleContext:
-    """What a rule may look at for one module.
-
-    Metadata is resolved once per module by the engine for the union of the
-    selected rules' ``METADATA_DEPENDENCIES``; analysis facts shared between
-    rules are computed once through :meth:`fact`.
-    """
-
-    def __init__(self, wrapper: MetadataWrapper, path: str, code: Optional[str] = None) -> None:
-        self.wrapper = wrapper
-        self.module: cst.Module = wrapper.module
-        self.path = path
-        #: the text the module was parsed from, when the engine has it
-        self.code = code
-        self._metadata: Dict[ProviderT, Any] = {}
-        self._facts: Dict[Any, Any] = {}
-
-    def metadata(self, provider: ProviderT) -> Any:
-        """The provider's node → value mapping (resolved lazily, once).
-
-        Positions, when the module's text is known, are computed only for the
-        top-level statements asked about (:class:`autofix.positions.LazyPositions`).
-        """
-        if provider not in self._metadata:
-            if provider is PositionProvider and self.code is not None:
-                from autofix.positions import LazyPositions
-
-                self._metadata[provider] = LazyPositions(self.module, self.code)
-            else:
-                self._metadata[provider] = self.wrapper.resolve(provider)
-        return self._metadata[provider]
-
-    def get(self, provider: ProviderT, node: cst.CSTNode, default: Any = None) -> Any:
-        return self.metadata(provider).get(node, default)
-
-    def fact(self, key: Any, compute: Callable[[], T]) -> T:
-        """Compute an analysis fact once per module, shared by every rule."""
-        if key not in self._facts:
-            self._facts[key] = compute()
-        return self._facts[key]
-
-    def code_for(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
-
-    def children(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-        """The code-carrying children of ``node``, in source order (see :func:`autofix.analysis.names.children`)."""
-        return children(node)
-
-    def walk(self, node: cst.CSTNode, prune: Tuple[type, ...] = ()) -> Iterator[cst.CSTNode]:
-        """``node`` and its descendants in source order; ``prune`` types are yielded but not entered."""
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            yield current
-            if current is node or not isinstance(current, prune):
-                stack.extend(reversed(self.children(current)))
-
-
 # --------------------------------------------------------------------------- rule
 
 
@@ -178,13 +117,10 @@ class Rule:
     #: Words whose absence from a file's text proves the rule cannot fire there.
     #: The engine pre-filters on them before parsing (any one must occur).
     TRIGGERS: ClassVar[Tuple[str, ...]] = ()
-    #: LibCST metadata providers the rule reads; resolved by the engine.
-    METADATA_DEPENDENCIES: ClassVar[Tuple[ProviderT, ...]] = (PositionProvider,)
     #: What the gradient verifier must find after this rule's fixes.
     EXPECTATION: ClassVar[Expectation] = Expectation.IDENTICAL_OR_REPAIRED
     #: The applicabilities of the fixes this rule offers (``()``: it only reports).
-    #: ``None`` means undeclared: :meth:`fix_applicabilities` then reads them off the module.
-    FIXES: ClassVar[Optional[Tuple[Applicability, ...]]] = None
+    FIXES: ClassVar[Tuple[Applicability, ...]] = ()
 
     registry: ClassVar[List[Type["Rule"]]] = []
     _trigger_re: ClassVar[Optional["re.Pattern[str]"]] = None
@@ -240,23 +176,7 @@ class Rule:
     @classmethod
     def fix_applicabilities(cls) -> Tuple[Applicability, ...]:
         """Which kinds of fix the rule can offer (for ``--list-rules`` and ``--explain``)."""
-        if cls.FIXES is not None:
-            return tuple(cls.FIXES)
-        import inspect
-        import sys
-
-        # Undeclared: a rule builds its fixes with Fix.safe/Fix.unsafe (or an
-        # explicit Applicability), so its module's text says which it offers.
-        try:
-            text = inspect.getsource(sys.modules[cls.__module__])
-        except (OSError, TypeError, KeyError):
-            return ()
-        found = []
-        if "Fix.safe(" in text or "Applicability.SAFE" in text:
-            found.append(Applicability.SAFE)
-        if "Fix.unsafe(" in text or "Applicability.UNSAFE" in text:
-            found.append(Applicability.UNSAFE)
-        return tuple(found)
+        return tuple(cls.FIXES)
 
     @classmethod
     def documentation(cls) -> str:
@@ -264,12 +184,3 @@ class Rule:
 
         return inspect.cleandoc(cls.__doc__ or "")
 
-
-def run_rule(rule_cls: Type[Rule], context: RuleContext) -> Sequence[Report]:
-    rule = rule_cls(context)
-    rule.check()
-    return rule.reports
-
-
-def iter_rules(rules: Iterable[Type[Rule]]) -> List[Type[Rule]]:
-    return sorted(rules, key=lambda r: r.CODE)

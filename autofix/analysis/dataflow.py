@@ -46,7 +46,7 @@ from autofix.model.vocabulary import (
     NON_TENSOR_METHODS,
     TORCH_CUT_FUNCTIONS,
 )
-from autofix.rule import RuleContext
+from autofix.context import RuleContext
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
 

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from autofix.analysis.names import children
-from autofix.rule import RuleContext
+from autofix.context import RuleContext
 
 
 @dataclass

@@ -38,7 +38,7 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
-from autofix.rule import RuleContext
+from autofix.context import RuleContext
 
 # What autograd saves for backward, after torch's derivatives.yaml
 # (tools/autograd/derivatives.yaml and torch/csrc/autograd/FunctionsManual.cpp):

@@ -29,7 +29,7 @@ import libcst as cst
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import disables_grad, is_backward_call, qualified_names
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
-from autofix.rule import RuleContext
+from autofix.context import RuleContext
 
 Origins = FrozenSet[int]
 _EMPTY: Origins = frozenset()

@@ -19,7 +19,7 @@ import libcst as cst
 
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, method_call
-from autofix.rule import RuleContext
+from autofix.context import RuleContext
 
 _OPTIMIZER_NAME = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)(s?)(_\w+|\d+)?$", re.IGNORECASE)
 _GRAD_DISABLING = {

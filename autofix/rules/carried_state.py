@@ -20,7 +20,7 @@ from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
 from autofix.rule import Fix, InsertBefore, Rule
-from autofix.types import Expectation
+from autofix.types import Applicability, Expectation
 
 _TENSOR_KINDS = {"RNN", "GRU", "RNNCell", "GRUCell"}
 
@@ -104,7 +104,7 @@ class CarriedState(Rule):
         "loop frees that graph; detach at the start of each iteration (truncated BPTT)"
     )
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.REPAIRED
 
     @classmethod

@@ -9,7 +9,6 @@ from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from libcst.metadata import PositionProvider
 
 from autofix.analysis import screen
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
@@ -37,7 +36,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.rule import Fix, Remove, Replace, Rule
-from autofix.types import Expectation
+from autofix.types import Applicability, Expectation
 
 # Operands that need no parentheses on either side of ``+``.
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.UnaryOperation)
@@ -129,7 +128,7 @@ class DoubleBackward(Rule):
     SUMMARY = "several backward() calls through one shared graph before the optimizer step"
     MESSAGE = "backward() through a graph that an earlier backward() in this step already used"
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     @classmethod

@@ -5,14 +5,13 @@ import ast
 from typing import Optional, Set
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from autofix.analysis import screen
 from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
 from autofix.analysis.loops import children, iter_reads, target_names
 from autofix.analysis.names import dotted_name
 from autofix.rule import Fix, Replace, Rule
-from autofix.types import Expectation
+from autofix.types import Applicability, Expectation
 
 # Consumers that take a list of Python numbers as happily as a list of tensors.
 _NUMBER_CONSUMERS = {"sum", "len", "max", "min", "print", "sorted", "mean", "fmean", "median", "round", "float"}
@@ -92,7 +91,7 @@ class GraphAccumulation(Rule):
         "alive; it is never back-propagated, so add `{cure}`"
     )
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    FIXES = (Applicability.SAFE,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     @classmethod

@@ -7,7 +7,6 @@ import re
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from autofix.analysis import inplace_screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
@@ -18,7 +17,7 @@ from autofix.analysis.inplace_ops import (
     TORCH_INPLACE_FUNCTIONS,
 )
 from autofix.rule import Fix, InsertBefore, Replace, Rule
-from autofix.types import Expectation
+from autofix.types import Applicability, Expectation
 
 _AUG_OPERATORS = {
     "AddAssign": "+",
@@ -144,7 +143,7 @@ class InplaceAutograd(Rule):
     MESSAGE = "in-place {op} on `{target}`: {detail}"
     # Autograd code is reached from a forward or a backward() call: one of these words must occur.
     TRIGGERS = ("forward", "backward")
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     @classmethod

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from autofix.analysis import screen
 from autofix.analysis.names import dotted_name, iter_calls, method_call
@@ -28,7 +27,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Rule
-from autofix.types import Expectation
+from autofix.types import Applicability, Expectation
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ class ZeroGradPlacement(Rule):
     SUMMARY = "zero_grad() between backward() and step(), on every accumulation micro-batch, or missing"
     MESSAGE = "zero_grad() is misplaced relative to backward() and step()"
     TRIGGERS = ("backward",)
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.INTENDED_CHANGE
 
     @classmethod

@@ -1,0 +1,551 @@
+"""The project around a file: its modules, import resolution, a content-hash cache of summaries.
+
+Nothing is imported or executed: modules are found on disk and parsed with
+:mod:`ast` on the first question about a name they define. Summaries are
+cached process-wide by ``(path, content hash)``, so the command line, each
+runner worker and the language server summarise a file again only when its
+text changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+
+from autofix.model.frameworks import (
+    Framework,
+    LoopContract,
+    base_framework,
+    combine,
+    method_contract,
+    update_function_contract,
+)
+from autofix.model.summaries import (
+    AttributeSummary,
+    AttrKind,
+    ClassSummary,
+    FunctionSummary,
+    Kind,
+    ModuleSummary,
+    Returns,
+    summarize,
+)
+
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+#: how far a chain of re-exports or base classes is followed
+_MAX_DEPTH = 8
+
+Definition = Union[FunctionSummary, ClassSummary]
+
+_lock = threading.Lock()
+#: (resolved path, sha1 of the bytes) → summary
+_SUMMARIES: Dict[Tuple[str, str], ModuleSummary] = {}
+#: resolved path → (mtime_ns, size, sha1): skips hashing a file whose stat did not change
+_STATS: Dict[str, Tuple[int, int, str]] = {}
+_PROJECTS: Dict[str, "Project"] = {}
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def parse_summary(source: Union[bytes, str], name: str, path: str, package: Optional[str] = None) -> Optional[ModuleSummary]:
+    """The summary of ``source`` (cached by content); None when Python cannot parse it."""
+    data = source.encode("utf-8") if isinstance(source, str) else source
+    key = (path, _digest(data) + "|" + name)
+    with _lock:
+        found = _SUMMARIES.get(key)
+    if found is not None:
+        return found
+    from autofix.analysis.screen import parse_python
+
+    tree = parse_python(data)
+    if tree is None:
+        return None
+    summary = summarize(tree, name, path, package)
+    with _lock:
+        _SUMMARIES[key] = summary
+    return summary
+
+
+def clear_cache() -> None:
+    """Forget every summary and project (tests)."""
+    with _lock:
+        _SUMMARIES.clear()
+        _STATS.clear()
+        _PROJECTS.clear()
+
+
+def find_root(path: Union[str, Path]) -> Path:
+    """The nearest folder upward from ``path`` with a project marker, else the file's folder."""
+    start = Path(path).resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
+            return candidate
+    return folder
+
+
+class Project:
+    """The modules of one project root. Get one with :meth:`for_path` (one per root per process)."""
+
+    def __init__(self, root: Union[str, Path]) -> None:
+        self.root = Path(root).resolve()
+        #: unsaved editor text by resolved path (the language server's open documents)
+        self._overlays: Dict[str, bytes] = {}
+        self._found: Dict[Tuple[str, Tuple[str, ...]], Optional[Path]] = {}
+
+    @classmethod
+    def for_path(cls, path: Union[str, Path]) -> "Project":
+        root = str(find_root(path))
+        with _lock:
+            project = _PROJECTS.get(root)
+            if project is None:
+                project = _PROJECTS[root] = cls(root)
+        return project
+
+    # ------------------------------------------------------------------ files and names
+
+    def set_overlay(self, path: Union[str, Path], text: Optional[str]) -> None:
+        """Use ``text`` for ``path`` instead of the disk's (None: back to the disk)."""
+        key = str(Path(path).resolve())
+        if text is None:
+            self._overlays.pop(key, None)
+        else:
+            self._overlays[key] = text.encode("utf-8")
+
+    def module_name(self, path: Union[str, Path]) -> Tuple[str, Path]:
+        """``(dotted name, the folder it is importable from)`` of a file, following ``__init__.py`` packages."""
+        file = Path(path).resolve()
+        parts = [] if file.name == "__init__.py" else [file.stem]
+        folder = file.parent
+        while (folder / "__init__.py").exists() and folder != folder.parent:
+            parts.append(folder.name)
+            folder = folder.parent
+        return ".".join(reversed(parts)), folder
+
+    def search_roots(self, importer: Optional[Path] = None) -> Tuple[str, ...]:
+        """Folders absolute imports are looked up in: the importer's top folder, the root, ``src/``."""
+        roots: List[str] = []
+        if importer is not None:
+            roots.append(str(self.module_name(importer)[1]))
+        roots.append(str(self.root))
+        if (self.root / "src").is_dir():
+            roots.append(str(self.root / "src"))
+        return tuple(dict.fromkeys(roots))
+
+    def find_module(self, dotted: str, importer: Optional[Path] = None) -> Optional[Path]:
+        """The file of module ``dotted`` inside the project, or None (a library, or missing)."""
+        roots = self.search_roots(importer)
+        key = (dotted, roots)
+        if key in self._found:
+            return self._found[key]
+        found = None
+        relative = Path(*dotted.split("."))
+        for root in roots:
+            base = Path(root) / relative
+            for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+                if candidate.is_file():
+                    found = candidate.resolve()
+                    break
+            if found is not None:
+                break
+        if found is not None and self.root not in found.parents and importer is not None and Path(roots[0]) not in found.parents:
+            found = None
+        self._found[key] = found
+        return found
+
+    def summary_of_file(self, path: Union[str, Path], source: Optional[bytes] = None) -> Optional[ModuleSummary]:
+        """The summary of a file of the project (``source``: its text when the caller has it)."""
+        file = Path(path).resolve()
+        key = str(file)
+        name, _ = self.module_name(file)
+        package = name if file.name == "__init__.py" else name.rpartition(".")[0]
+        if source is None:
+            source = self._overlays.get(key)
+        if source is None:
+            cached = _unchanged(file, name)
+            if cached is not None:
+                return cached
+            source = _read(file)
+            if source is None:
+                return None
+        return parse_summary(source, name, key, package)
+
+    def module(self, dotted: str, importer: Optional[Path] = None) -> Optional[ModuleSummary]:
+        """The summary of project module ``dotted`` (parsed on first use), or None."""
+        file = self.find_module(dotted, importer)
+        return None if file is None else self.summary_of_file(file)
+
+
+def _unchanged(file: Path, name: str) -> Optional[ModuleSummary]:
+    """The cached summary of a file whose size and modification time did not change since it was read."""
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    with _lock:
+        known = _STATS.get(str(file))
+        if known is None or known[:2] != (stat.st_mtime_ns, stat.st_size):
+            return None
+        return _SUMMARIES.get((str(file), known[2] + "|" + name))
+
+
+def _read(file: Path) -> Optional[bytes]:
+    try:
+        stat = file.stat()
+        data = file.read_bytes()
+    except OSError:
+        return None
+    with _lock:
+        _STATS[str(file)] = (stat.st_mtime_ns, stat.st_size, _digest(data))
+    return data
+
+
+# --------------------------------------------------------------------------- the model of one module
+
+
+class ModuleModel:
+    """The current module's summaries, able to resolve names through its project.
+
+    This is ``RuleContext.model``. Without a project (a file given alone, on
+    stdin) names imported from other files resolve to nothing, and whatever
+    depends on them is unknown.
+    """
+
+    def __init__(self, summary: ModuleSummary, project: Optional[Project] = None, path: Optional[Path] = None) -> None:
+        self.summary = summary
+        self.project = project
+        self.path = path
+
+    # ------------------------------------------------------------------ this module
+
+    @property
+    def imports(self) -> Dict[str, str]:
+        return self.summary.imports
+
+    def qualify(self, dotted: str) -> str:
+        """``nn.ReLU`` → ``torch.nn.ReLU`` (see :meth:`ModuleSummary.qualify`)."""
+        return self.summary.qualify(dotted)
+
+    def function(self, qualname: str) -> Optional[FunctionSummary]:
+        """A function or method of this module by qualname (``train``, ``Trainer.train_step``)."""
+        return self.summary.functions.get(qualname)
+
+    def cls(self, qualname: str) -> Optional[ClassSummary]:
+        """A class of this module by qualname."""
+        return self.summary.classes.get(qualname)
+
+    def functions(self) -> Iterator[FunctionSummary]:
+        return iter(self.summary.functions.values())
+
+    def classes(self) -> Iterator[ClassSummary]:
+        return iter(self.summary.classes.values())
+
+    # ------------------------------------------------------------------ across the project
+
+    def resolve(self, dotted: str) -> Optional[Definition]:
+        """The function or class a name spelled in this module refers to, here or in a project file.
+
+        ``Net``, ``models.Net``, ``utils.meters.AverageMeter`` … Library names
+        (``torch.nn.Linear``) and names of missing files resolve to None.
+        """
+        head = dotted.split(".", 1)[0]
+        if head in self.summary.classes or head in self.summary.functions:
+            return self._local(self.summary, dotted)
+        return self.resolve_qualified(self.qualify(dotted))
+
+    def resolve_qualified(self, qualified: str, depth: int = 0) -> Optional[Definition]:
+        """The definition of a fully qualified name (``pkg.models.Net.forward``) in the project."""
+        if self.project is None or depth > _MAX_DEPTH:
+            return None
+        parts = qualified.split(".")
+        # The longest prefix that is a module of the project holds the rest.
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self.project.module(".".join(parts[:cut]), self.path)
+            if module is None:
+                continue
+            rest = ".".join(parts[cut:])
+            found = self._local(module, rest)
+            if found is not None:
+                return found
+            # A re-export: ``from .meters import AverageMeter`` in a package's ``__init__``.
+            head, _, tail = rest.partition(".")
+            target = module.imports.get(head)
+            if target is not None and target != qualified:
+                return self.resolve_qualified(f"{target}.{tail}" if tail else target, depth + 1)
+            for star in module.star_imports:
+                found = self.resolve_qualified(f"{star}.{rest}", depth + 1)
+                if found is not None:
+                    return found
+            return None
+        return None
+
+    @staticmethod
+    def _local(module: ModuleSummary, qualname: str) -> Optional[Definition]:
+        if qualname in module.classes:
+            return module.classes[qualname]
+        if qualname in module.functions:
+            return module.functions[qualname]
+        return None
+
+    def resolve_class(self, dotted: str) -> Optional[ClassSummary]:
+        found = self.resolve(dotted)
+        return found if isinstance(found, ClassSummary) else None
+
+    def resolve_function(self, dotted: str) -> Optional[FunctionSummary]:
+        """A function, or a class's ``__call__``-like entry: for a class, its ``forward``."""
+        found = self.resolve(dotted)
+        return found if isinstance(found, FunctionSummary) else None
+
+    def _class_model(self, cls: ClassSummary) -> "ModuleModel":
+        """The model of the module ``cls`` is defined in (to resolve its bases' names)."""
+        module_name = cls_module(cls)
+        if self.project is None or module_name is None or module_name == self.summary.name:
+            return self
+        summary = self.project.module(module_name, self.path)
+        if summary is None:
+            return self
+        return ModuleModel(summary, self.project, Path(summary.path))
+
+    def mro(self, cls: ClassSummary) -> List[ClassSummary]:
+        """``cls`` and its bases that the project defines, depth first (library bases are left out)."""
+        order: List[ClassSummary] = []
+        seen: Set[int] = set()
+
+        def visit(current: ClassSummary, model: "ModuleModel", depth: int) -> None:
+            if id(current) in seen or depth > _MAX_DEPTH:
+                return
+            seen.add(id(current))
+            order.append(current)
+            for base in current.bases:
+                found = model.resolve_qualified_or_local(base)
+                if found is not None:
+                    visit(found, model._class_model(found), depth + 1)
+
+        visit(cls, self._class_model(cls), 0)
+        return order
+
+    def resolve_qualified_or_local(self, qualified: str) -> Optional[ClassSummary]:
+        name = self.summary.name
+        if name and qualified.startswith(name + "."):
+            found = self.summary.classes.get(qualified[len(name) + 1:])
+            if found is not None:
+                return found
+        if qualified in self.summary.classes:
+            return self.summary.classes[qualified]
+        found_def = self.resolve_qualified(qualified)
+        return found_def if isinstance(found_def, ClassSummary) else None
+
+    def all_bases(self, cls: ClassSummary) -> List[str]:
+        """Every qualified base of ``cls`` and of its project bases, transitively."""
+        bases: List[str] = []
+        for current in self.mro(cls):
+            bases.extend(b for b in current.bases if b not in bases)
+        return bases
+
+    def framework(self, cls: ClassSummary) -> Framework:
+        """The framework ``cls`` belongs to, through its bases (followed across the project)."""
+        kinds = []
+        project_classes = {id(c) for c in self.mro(cls)}
+        for current in self.mro(cls):
+            model = self._class_model(current)
+            for base in current.bases:
+                kind = base_framework(base)
+                if kind is not None:
+                    kinds.append(kind)
+                elif base not in ("object", "abc.ABC", "typing.Generic") and (
+                    model.resolve_qualified_or_local(base) is None
+                    or id(model.resolve_qualified_or_local(base)) not in project_classes
+                ):
+                    kinds.append(Framework.UNKNOWN)
+        return combine(kinds)
+
+    def method(self, cls: ClassSummary, name: str) -> Optional[FunctionSummary]:
+        """Method ``name`` of ``cls`` or of its first project base defining it."""
+        for current in self.mro(cls):
+            if name in current.methods:
+                return current.methods[name]
+        return None
+
+    def attribute(self, cls: ClassSummary, name: str) -> Optional[AttributeSummary]:
+        """What ``self.<name>`` holds in ``cls`` (its own assignments first, then its project bases')."""
+        for current in self.mro(cls):
+            if name in current.attributes:
+                return self._refine(current, current.attributes[name])
+        return None
+
+    def _refine(self, cls: ClassSummary, attribute: AttributeSummary) -> AttributeSummary:
+        """An attribute built by a project class's constructor is a module when that class is one."""
+        if attribute.kind is AttrKind.UNKNOWN and attribute.constructor:
+            model = self._class_model(cls)
+            built = model.resolve_qualified_or_local(attribute.constructor)
+            if built is not None and model.framework(built) in (Framework.MODULE, Framework.LIGHTNING):
+                attribute.kind = AttrKind.MODULE
+                attribute.kinds.discard(AttrKind.UNKNOWN)
+                attribute.kinds.add(AttrKind.MODULE)
+        return attribute
+
+    def is_module_class(self, cls: ClassSummary) -> bool:
+        return self.framework(cls) in (Framework.MODULE, Framework.LIGHTNING)
+
+    # ------------------------------------------------------------------ functions and loops
+
+    def class_of(self, function: FunctionSummary) -> Optional[ClassSummary]:
+        """The class ``function`` is a method of (in whichever project module defines it)."""
+        if function.class_name is None:
+            return None
+        if function.module == self.summary.name:
+            return self.summary.classes.get(function.class_name)
+        if self.project is None:
+            return None
+        module = self.project.module(function.module, self.path)
+        return module.classes.get(function.class_name) if module is not None else None
+
+    def loop_contract(self, function: FunctionSummary) -> Optional[LoopContract]:
+        """The framework contract when ``function`` is one iteration of a framework's loop."""
+        cls = self.class_of(function)
+        if cls is not None:
+            manual = any(c.manual_optimization for c in self.mro(cls))
+            return method_contract(self.framework(cls), function.name, function.params, manual)
+        if function.qualname in self.summary.loop_functions or function.name in self.summary.loop_functions:
+            return update_function_contract(function.name, function.params)
+        return None
+
+    def returns(self, function: FunctionSummary, depth: int = 0) -> Returns:
+        """What ``function`` returns, following a returned call into the project's callees."""
+        result = function.returns
+        if not result.via_calls or depth > _MAX_DEPTH:
+            return result
+        kinds = set(result.kinds)
+        unresolved = []
+        for callee in result.via_calls:
+            found = self._callee(function, callee)
+            if found is None:
+                unresolved.append(callee)
+                continue
+            kinds |= self.returns(found, depth + 1).kinds
+        if len(unresolved) < len(result.via_calls) and Kind.UNKNOWN in kinds and not unresolved:
+            # Every returned call resolved: the UNKNOWN stood for them.
+            other = {self.kind_of_call_result(function, c) for c in result.via_calls}
+            if Kind.UNKNOWN not in other:
+                kinds.discard(Kind.UNKNOWN)
+        return Returns(frozenset(kinds), result.dict_keys, result.tuple_kinds, tuple(unresolved))
+
+    def kind_of_call_result(self, function: FunctionSummary, callee: str) -> Kind:
+        found = self._callee(function, callee)
+        if found is None:
+            return Kind.UNKNOWN
+        kind = self.returns(found).only
+        return kind if kind is not None else Kind.UNKNOWN
+
+    def _callee(self, caller: FunctionSummary, callee: str) -> Optional[FunctionSummary]:
+        """The function a call spelled ``callee`` inside ``caller`` runs (``self.m`` → the class's ``m``)."""
+        head, _, rest = callee.partition(".")
+        if caller.class_name is not None and caller.params and head == caller.params[0] and rest and "." not in rest:
+            cls = self.class_of(caller)
+            return self.method(cls, rest) if cls is not None else None
+        found = self.resolve(callee) if head not in self.summary.imports else self.resolve_qualified(callee)
+        if isinstance(found, ClassSummary):
+            return None
+        return found
+
+    def callee(self, caller: FunctionSummary, spelled: str) -> Optional[Definition]:
+        """What a call spelled ``spelled`` inside ``caller`` runs, when the project defines it.
+
+        * ``self.m`` → method ``m`` of the caller's class (or of a project base);
+        * ``self.block`` → the class ``self.block`` was built from (call its ``forward``);
+        * ``self.meter.update`` → method ``update`` of that class;
+        * ``meter.update`` where ``meter = AverageMeter()`` in the caller → ``AverageMeter.update``;
+        * ``helper``, ``utils.helper``, ``Net`` → the function or class imported or defined.
+
+        None for library callees and whatever cannot be told.
+        """
+        head, _, rest = spelled.partition(".")
+        owner: Optional[ClassSummary] = None
+        model: ModuleModel = self
+        if caller.class_name is not None and caller.params and head == caller.params[0]:
+            cls = self.class_of(caller)
+            if cls is None or not rest:
+                return cls
+            first, _, rest = rest.partition(".")
+            if not rest:
+                method = self.method(cls, first)
+                if method is not None:
+                    return method
+            attribute = self.attribute(cls, first)
+            if attribute is None or not attribute.constructor:
+                return None
+            owner = self._class_model(cls).resolve_qualified_or_local(attribute.constructor)
+        elif head in caller.local_constructors and rest:
+            found = self.resolve_qualified_or_local(caller.local_constructors[head])
+            if found is None:
+                return None
+            owner = found
+        else:
+            return self.resolve(spelled)
+        if owner is None:
+            return None
+        if not rest:
+            return owner
+        model = self._class_model(owner)
+        return model.method(owner, rest) if "." not in rest else None
+
+    def self_method_calls(self, function: FunctionSummary) -> List[FunctionSummary]:
+        """The methods of its own class (or project bases) that ``function`` calls on ``self``, in order."""
+        cls = self.class_of(function)
+        if cls is None:
+            return []
+        found = []
+        for name in function.self_calls:
+            method = self.method(cls, "forward" if name == "__call__" else name)
+            if method is not None:
+                found.append(method)
+        return found
+
+
+def cls_module(cls: ClassSummary) -> Optional[str]:
+    return cls.module or None
+
+
+def model_for_source(source: Union[bytes, str], path: str, project: Optional[Project] = None) -> Optional[ModuleModel]:
+    """The model of ``source`` at ``path`` (``project`` for cross-file lookups; None: the file alone)."""
+    if project is not None and path and not path.startswith("<"):
+        file = Path(path).resolve()
+        data = source.encode("utf-8") if isinstance(source, str) else source
+        summary = project.summary_of_file(file, data)
+        if summary is None:
+            return None
+        return ModuleModel(summary, project, file)
+    summary = parse_summary(source, "", path)
+    return None if summary is None else ModuleModel(summary, None, None)
+
+
+def empty_model(path: str) -> ModuleModel:
+    """The model of a module Python cannot parse: it knows nothing."""
+    return ModuleModel(ModuleSummary("", path), None, None)
+
+
+def project_for(path: str) -> Optional[Project]:
+    """The project around ``path``; None for a path that is not a file on disk (stdin, ``<string>``)."""
+    if not path or path.startswith("<") or path == "-":
+        return None
+    file = Path(path)
+    if not file.is_file() and not file.parent.is_dir():
+        return None
+    return Project.for_path(os.path.abspath(path))
+
+
+__all__ = [
+    "ModuleModel",
+    "Project",
+    "find_root",
+    "model_for_source",
+    "parse_summary",
+    "project_for",
+    "clear_cache",
+    "empty_model",
+]

@@ -1,0 +1,1046 @@
+"""Per-module summaries built from Python's :mod:`ast`: imports, functions, classes.
+
+A summary is plain data (no AST nodes are kept), cheap to cache and to pickle.
+It records what each function does to the values it touches, in the terms of
+:mod:`autofix.model.vocabulary`, so that a rule looking at a call can ask what
+the callee does without walking the callee itself.
+
+Everything here is syntactic and local to one module. Whatever needs another
+module (a base class defined elsewhere, the return value of an imported
+helper) is recorded by qualified name and resolved by
+:class:`autofix.model.project.ModuleModel`.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
+
+from autofix.model.vocabulary import (
+    ACCUMULATING_METHODS,
+    CUT_ATTRIBUTES,
+    CUT_FUNCTIONS,
+    CUT_METHODS,
+    DETACH_HELPER_NAMES,
+    INPLACE_ACTIVATIONS,
+    KEEP_METHODS,
+    NN_NON_MODULES,
+    NON_TENSOR_METHODS,
+    NUMBER_FUNCTIONS,
+    NUMBER_METHODS,
+    SCALER_NAMES,
+    TORCH_CUT_FUNCTIONS,
+    is_optimizer_constructor,
+)
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+# --------------------------------------------------------------------------- data
+
+
+class Kind(enum.Enum):
+    """What a value is, as far as a summary can tell."""
+
+    #: a tensor carrying an autograd graph (a forward's or a loss's result)
+    GRAPH = "graph"
+    #: a tensor with no graph (detached, a factory, an integer result)
+    TENSOR = "tensor"
+    #: a Python number (``.item()``, ``float(x)``, ``math.*``, a literal)
+    NUMBER = "number"
+    DICT = "dict"
+    TUPLE = "tuple"
+    LIST = "list"
+    NONE = "none"
+    #: a string, a bool, a class, a callable: no tensor at all
+    OTHER = "other"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Who something is done to: ``param`` (a parameter's name), ``self`` (an
+    attribute of ``self``), ``local`` (a local or global name), ``expr``
+    (anything else, ``name`` is its text when short)."""
+
+    kind: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"self.{self.name}" if self.kind == "self" else self.name
+
+
+@dataclass(frozen=True)
+class BackwardCall:
+    """A backward pass: ``loss.backward()``, ``accelerator.backward(loss)``, ``self.manual_backward(loss)`` …"""
+
+    #: the tensor back-propagated
+    tensor: Target
+    #: ``None`` for ``t.backward()``; else what ran it: ``manual_backward``,
+    #: ``accelerator`` (any ``<x>.backward(loss)``), ``scaler`` (``scaler.scale(l).backward()``),
+    #: ``torch.autograd``
+    via: Optional[str]
+    retain_graph: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class StepCall:
+    """``opt.step()`` / ``scaler.step(opt)``: ``optimizer`` is the stepped object."""
+
+    optimizer: Target
+    #: known to be an optimizer (constructed as one, or a ``scaler.step`` argument),
+    #: rather than only named like one
+    known: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What a function returns, over all its ``return`` statements."""
+
+    kinds: FrozenSet[Kind]
+    #: keys of returned dict literals (``{'loss': l, 'log': …}``)
+    dict_keys: FrozenSet[str] = frozenset()
+    #: kinds of the elements of returned tuple literals, position by position
+    tuple_kinds: Tuple[FrozenSet[Kind], ...] = ()
+    #: qualified names of callees whose result is returned as is (resolved by the project model)
+    via_calls: Tuple[str, ...] = ()
+
+    @property
+    def only(self) -> Optional[Kind]:
+        """The one kind returned, when there is exactly one."""
+        return next(iter(self.kinds)) if len(self.kinds) == 1 else None
+
+
+@dataclass
+class FunctionSummary:
+    """What one function or method does, read from its own body (nested defs excluded)."""
+
+    name: str
+    #: ``func``, ``Class.method``, ``outer.inner``
+    qualname: str
+    params: Tuple[str, ...]
+    line: int
+    class_name: Optional[str] = None
+    #: dotted name of the module defining it (``""`` when unknown)
+    module: str = ""
+    decorators: Tuple[str, ...] = ()
+    backward_calls: List[BackwardCall] = field(default_factory=list)
+    steps: List[StepCall] = field(default_factory=list)
+    zero_grads: List[Target] = field(default_factory=list)
+    #: ``self.<m>(…)`` calls in source order (``self(…)`` is ``__call__``)
+    self_calls: List[str] = field(default_factory=list)
+    self_reads: Set[str] = field(default_factory=set)
+    self_writes: Set[str] = field(default_factory=set)
+    returns: Returns = Returns(frozenset({Kind.NONE}))
+    #: params turned into Python numbers (``.item()``, ``float(p)``, ``p.tolist()``)
+    number_params: Set[str] = field(default_factory=set)
+    #: param → the ``self`` attributes its graph is accumulated into (``self.sum += val * n``)
+    accumulated_params: Dict[str, Set[str]] = field(default_factory=dict)
+    #: params written in place (``p.add_(…)``, ``p[i] = …``, ``p += …``)
+    inplace_params: Set[str] = field(default_factory=set)
+    #: params detached (``p.detach()``, ``p.data``)
+    detached_params: Set[str] = field(default_factory=set)
+    #: every callee as spelled (``self.model``, ``F.relu``, ``helper``), qualified when imported
+    calls: List[str] = field(default_factory=list)
+    #: the function holds a ``for`` or ``while`` loop in its own body
+    has_loop: bool = False
+    #: local name → the qualified callee whose result it was last assigned (``meter = AverageMeter()``)
+    local_constructors: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_method(self) -> bool:
+        return self.class_name is not None
+
+    @property
+    def calls_backward(self) -> bool:
+        return bool(self.backward_calls)
+
+    @property
+    def steps_optimizer(self) -> bool:
+        return bool(self.steps)
+
+    @property
+    def calls_zero_grad(self) -> bool:
+        return bool(self.zero_grads)
+
+
+class AttrKind(enum.Enum):
+    """What a ``self`` attribute holds."""
+
+    OPTIMIZER = "optimizer"
+    SCHEDULER = "scheduler"
+    SCALER = "scaler"
+    MODULE = "module"
+    TENSOR = "tensor"
+    PARAMETER = "parameter"
+    DICT = "dict"
+    LIST = "list"
+    NUMBER = "number"
+    NONE = "none"
+    CALLABLE = "callable"
+    OTHER = "other"
+    UNKNOWN = "unknown"
+
+
+@dataclass
+class AttributeSummary:
+    """One ``self.<name>`` of a class, over every assignment in its methods (``__init__`` first)."""
+
+    name: str
+    #: from the first assignment (``__init__``'s when it has one)
+    kind: AttrKind
+    #: every kind assigned anywhere
+    kinds: Set[AttrKind] = field(default_factory=set)
+    #: qualified name of the constructor called (``torch.nn.Linear``, ``models.Block``)
+    constructor: Optional[str] = None
+    #: for an ``nn.Sequential``: the constructor of its last layer, and whether it is an
+    #: activation built with ``inplace=True``
+    last_layer: Optional[str] = None
+    ends_inplace: bool = False
+    #: the tensor was made with ``requires_grad=True`` (a leaf autograd tracks)
+    requires_grad: bool = False
+    #: a buffer registered with ``register_buffer``
+    buffer: bool = False
+    #: methods that assign it, in class order
+    assigned_in: List[str] = field(default_factory=list)
+    #: the parameter of the assigning method it came from (``self.act = act``)
+    from_param: Optional[str] = None
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    qualname: str
+    line: int
+    #: dotted name of the module defining it (``""`` when unknown)
+    module: str
+    #: bases, qualified through the module's imports (``torch.nn.Module``, ``lightning.LightningModule``);
+    #: a base defined in this module is qualified with this module's name
+    bases: Tuple[str, ...]
+    methods: Dict[str, FunctionSummary] = field(default_factory=dict)
+    attributes: Dict[str, AttributeSummary] = field(default_factory=dict)
+    #: ``self.automatic_optimization = False`` somewhere in the class
+    manual_optimization: bool = False
+
+
+@dataclass
+class ModuleSummary:
+    """Everything a rule may ask of one module, without its tree."""
+
+    #: dotted module name (``pkg.models.net``), ``""`` when unknown
+    name: str
+    path: str
+    #: local name → qualified name (``nn`` → ``torch.nn``, ``Net`` → ``pkg.models.Net``)
+    imports: Dict[str, str] = field(default_factory=dict)
+    #: ``from x import *``: modules whose names may be used unqualified
+    star_imports: Tuple[str, ...] = ()
+    #: top-level and nested functions, by qualname
+    functions: Dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: Dict[str, ClassSummary] = field(default_factory=dict)
+    #: module-level ``name = <call>``: the qualified callee (``trainer = Engine(update)``)
+    assigned_calls: Dict[str, str] = field(default_factory=dict)
+    #: ``@<x>.on(...)`` / ``Engine(fn)``: functions handed to a framework loop, by qualname
+    loop_functions: Set[str] = field(default_factory=set)
+
+    def qualify(self, dotted: str) -> str:
+        """``nn.ReLU`` → ``torch.nn.ReLU``; a name defined here → ``<module>.<name>``; else as spelled."""
+        head, _, rest = dotted.partition(".")
+        if head in self.imports:
+            target = self.imports[head]
+            return f"{target}.{rest}" if rest else target
+        if head in self.classes or head in self.functions:
+            return f"{self.name}.{dotted}" if self.name else dotted
+        return dotted
+
+
+# --------------------------------------------------------------------------- building
+
+
+def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None) -> ModuleSummary:
+    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``)."""
+    summary = ModuleSummary(name, path)
+    if package is None:
+        package = name.rpartition(".")[0]
+    _collect_imports(tree, summary, package)
+    for node in tree.body:
+        _summarize_definition(node, summary, prefix="", class_name=None)
+    for node in tree.body:
+        _module_statement(node, summary)
+    if "Engine" in summary.imports.values() or any(v.startswith("ignite") for v in summary.imports.values()) or any(
+        ".on" in d for f in summary.functions.values() for d in f.decorators
+    ):
+        _loop_wiring(tree, summary)
+    return summary
+
+
+def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> None:
+    stars: List[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    summary.imports[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".", 1)[0]
+                    summary.imports.setdefault(head, head)
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative(node.module, node.level, package)
+            if base is None:
+                continue
+            for alias in node.names:
+                if alias.name == "*":
+                    stars.append(base)
+                    continue
+                summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    summary.star_imports = tuple(stars)
+
+
+def resolve_relative(module: Optional[str], level: int, package: str) -> Optional[str]:
+    """The absolute module of ``from <level dots><module> import …`` in ``package``; None when it escapes."""
+    if level == 0:
+        return module or None
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    if module:
+        base.append(module)
+    return ".".join(base) if base else None
+
+
+def _summarize_definition(node: ast.stmt, summary: ModuleSummary, prefix: str, class_name: Optional[str]) -> None:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        qualname = prefix + node.name
+        function = _FunctionReader(node, qualname, class_name, summary).read()
+        summary.functions[qualname] = function
+        for inner in _nested_definitions(node):
+            _summarize_definition(inner, summary, qualname + ".", None)
+    elif isinstance(node, ast.ClassDef):
+        qualname = prefix + node.name
+        summary.classes[qualname] = _read_class(node, qualname, summary)
+        for inner in node.body:
+            if isinstance(inner, ast.ClassDef):
+                _summarize_definition(inner, summary, qualname + ".", None)
+    elif isinstance(node, (ast.If, ast.Try, ast.With)):
+        # ``if TYPE_CHECKING:``, ``try: import …``: definitions under them are still the module's.
+        for block in _blocks(node):
+            for inner in block:
+                _summarize_definition(inner, summary, prefix, class_name)
+
+
+def _blocks(node: ast.stmt) -> Iterator[List[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if block:
+            yield block
+    for handler in getattr(node, "handlers", ()):
+        yield handler.body
+
+
+def _nested_definitions(function: FunctionNode) -> Iterator[ast.stmt]:
+    stack: List[ast.stmt] = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node
+            continue
+        for block in _blocks(node):
+            stack.extend(reversed(block))
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(reversed(node.body))
+
+
+def _module_statement(node: ast.stmt, summary: ModuleSummary) -> None:
+    """Module-level ``name = <call>``: ``trainer = Engine(update)``."""
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+        callee = dotted(node.value.func)
+        if callee is not None:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    summary.assigned_calls[target.id] = summary.qualify(callee)
+
+
+def _loop_wiring(tree: ast.Module, summary: ModuleSummary) -> None:
+    """Functions a framework loops over, at any depth: ``Engine(update)``, ``@trainer.on(Events.X)``."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr == "on":
+                    summary.loop_functions.add(node.name)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+            callee = dotted(node.func)
+            if callee is not None:
+                _note_loop_function(node, summary.qualify(callee), summary)
+
+
+def _note_loop_function(call: ast.Call, qualified: str, summary: ModuleSummary) -> None:
+    from autofix.model.frameworks import LOOP_CONSTRUCTORS
+
+    if qualified in LOOP_CONSTRUCTORS and call.args and isinstance(call.args[0], ast.Name):
+        summary.loop_functions.add(call.args[0].id)
+
+
+def _read_class(node: ast.ClassDef, qualname: str, summary: ModuleSummary) -> ClassSummary:
+    bases = []
+    for base in node.bases:
+        spelled = dotted(base.value if isinstance(base, ast.Subscript) else base)
+        if spelled is not None:
+            bases.append(summary.qualify(spelled))
+    cls = ClassSummary(node.name, qualname, node.lineno, summary.name, tuple(bases))
+    methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for method in methods:
+        function = _FunctionReader(method, f"{qualname}.{method.name}", qualname, summary).read()
+        cls.methods[method.name] = function
+        summary.functions[function.qualname] = function
+        for inner in _nested_definitions(method):
+            _summarize_definition(inner, summary, function.qualname + ".", None)
+    # __init__ first: what it assigns is what the attribute holds for the object's whole life.
+    methods.sort(key=lambda m: m.name != "__init__")
+    for method in methods:
+        _AttributeReader(cls, method, summary).read()
+    return cls
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """``self.opt.step`` for an attribute chain of plain names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def keyword_value(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def is_true(node: Optional[ast.expr]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: statements whose effect (a binding, a return) happens after their expressions are evaluated
+_AFTER_CHILDREN = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.Return)
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    found: List[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, ast.AST))
+    return found
+
+
+def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body in evaluation order, not entering nested defs, classes or lambdas.
+
+    Assignments and returns come after the expressions they evaluate
+    (``a = a.detach()`` reads the old ``a`` first), other nodes before their children.
+    """
+    stack: List[Tuple[ast.AST, bool]] = [(n, False) for n in reversed(function.body)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            yield node
+            continue
+        after = isinstance(node, _AFTER_CHILDREN)
+        if after:
+            stack.append((node, True))
+        else:
+            yield node
+        if isinstance(node, _SCOPES):
+            continue
+        children = _children(node)
+        if isinstance(node, ast.Assign):
+            children = [node.value]  # targets are bound, not evaluated
+        stack.extend((child, False) for child in reversed(children))
+
+
+_INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9_]*[a-z0-9]_$")
+#: trailing-underscore methods that change no tensor data
+_NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "detach_", "retain_grad_"})
+_OPTIMIZER_NAME = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)(s?)(_\w+|\d+)?$", re.IGNORECASE)
+_SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
+
+
+class _FunctionReader:
+    """One pass over a function's own body, in source order."""
+
+    def __init__(self, node: FunctionNode, qualname: str, class_name: Optional[str], module: ModuleSummary) -> None:
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        if args.vararg:
+            params.append(args.vararg.arg)
+        params.extend(a.arg for a in args.kwonlyargs)
+        if args.kwarg:
+            params.append(args.kwarg.arg)
+        self.node = node
+        self.module = module
+        self.summary = FunctionSummary(
+            node.name, qualname, tuple(params), node.lineno, class_name, module.name,
+            tuple(d for d in (dotted(dec.func if isinstance(dec, ast.Call) else dec) for dec in node.decorator_list) if d),
+        )
+        self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
+        own = set(params) - {self.self_name}
+        #: name → the params whose graph it carries
+        self.taint: Dict[str, Set[str]] = {p: {p} for p in own}
+        #: name → what it holds, as far as known
+        self.kinds: Dict[str, Kind] = {}
+        #: local names assigned from an optimizer constructor or ``self.optimizers()``
+        self.optimizers: Set[str] = set()
+
+    def _is_static(self) -> bool:
+        return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in self.node.decorator_list)
+
+    def read(self) -> FunctionSummary:
+        returns: List[ast.expr] = []
+        saw_return_none = False
+        for node in _own_nodes(self.node):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                self.summary.has_loop = True
+                if isinstance(node, (ast.For, ast.AsyncFor)):
+                    self._bind(node.target, self._taint_of(node.iter), Kind.UNKNOWN)
+            elif isinstance(node, ast.Assign):
+                taint, kind = self._taint_of(node.value), self.kind_of(node.value)
+                self._note_optimizer(node.value, node.targets)
+                self._note_constructor(node.value, node.targets)
+                for target in node.targets:
+                    self._bind(target, taint, kind)
+                    self._write(target, node.value, augmented=False)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value))
+                self._write(node.target, node.value, augmented=False)
+            elif isinstance(node, ast.AugAssign):
+                self._write(node.target, node.value, augmented=True)
+                if isinstance(node.target, ast.Name):
+                    self.taint[node.target.id] = self.taint.get(node.target.id, set()) | self._taint_of(node.value)
+            elif isinstance(node, ast.NamedExpr):
+                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value))
+            elif isinstance(node, ast.Call):
+                self._call(node)
+            elif isinstance(node, ast.Attribute) and self._is_self(node.value):
+                if isinstance(node.ctx, ast.Load):
+                    self.summary.self_reads.add(node.attr)
+            elif isinstance(node, ast.Attribute) and node.attr == "data" and isinstance(node.value, ast.Name):
+                self.summary.detached_params.update(self.taint.get(node.value.id, ()))
+            elif isinstance(node, ast.Return):
+                if node.value is None:
+                    saw_return_none = True
+                else:
+                    returns.append(node.value)
+        self.summary.returns = self._returns(returns, saw_return_none or not returns)
+        return self.summary
+
+    # ------------------------------------------------------------------ helpers
+
+    def _is_self(self, node: ast.AST) -> bool:
+        return self.self_name is not None and isinstance(node, ast.Name) and node.id == self.self_name
+
+    def target_of(self, node: ast.AST) -> Target:
+        if isinstance(node, ast.Name):
+            if node.id in self.summary.params and node.id != self.self_name:
+                return Target("param", node.id)
+            return Target("local", node.id)
+        if isinstance(node, ast.Attribute) and self._is_self(node.value):
+            return Target("self", node.attr)
+        spelled = dotted(node)
+        return Target("expr", spelled or "")
+
+    def _bind(self, target: ast.AST, taint: Set[str], kind: Kind) -> None:
+        if isinstance(target, ast.Name):
+            self.taint[target.id] = set(taint)
+            self.kinds[target.id] = kind
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                inner = element.value if isinstance(element, ast.Starred) else element
+                self._bind(inner, taint, Kind.UNKNOWN if kind in (Kind.TUPLE, Kind.LIST) else kind)
+
+    def _taint_of(self, node: Optional[ast.AST]) -> Set[str]:
+        """The params whose graph ``node``'s value may carry (cut by the vocabulary)."""
+        if node is None:
+            return set()
+        if isinstance(node, ast.Name):
+            return set(self.taint.get(node.id, ()))
+        if isinstance(node, ast.Attribute):
+            return set() if node.attr in CUT_ATTRIBUTES else self._taint_of(node.value)
+        if isinstance(node, ast.Call):
+            func = node.func
+            spelled = dotted(func) or ""
+            if isinstance(func, ast.Attribute) and (func.attr in CUT_METHODS or func.attr in NON_TENSOR_METHODS):
+                return set()
+            if spelled in CUT_FUNCTIONS or spelled.rsplit(".", 1)[-1] in DETACH_HELPER_NAMES:
+                return set()
+            qualified = self.module.qualify(spelled) if spelled else ""
+            if qualified.startswith("math.") or (
+                qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in TORCH_CUT_FUNCTIONS
+            ):
+                return set()
+            found: Set[str] = set()
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                found |= self._taint_of(arg)
+            if isinstance(func, ast.Attribute):
+                found |= self._taint_of(func.value)
+            return found
+        if isinstance(node, (ast.Lambda, ast.Constant, ast.JoinedStr, ast.Compare)):
+            return set()
+        found = set()
+        for child in ast.iter_child_nodes(node):
+            found |= self._taint_of(child)
+        return found
+
+    def kind_of(self, node: ast.AST) -> Kind:
+        """What the value of ``node`` is, from this function's own code."""
+        if isinstance(node, ast.Constant):
+            if node.value is None:
+                return Kind.NONE
+            if isinstance(node.value, bool):
+                return Kind.OTHER
+            return Kind.NUMBER if isinstance(node.value, (int, float, complex)) else Kind.OTHER
+        if isinstance(node, (ast.Dict, ast.DictComp)):
+            return Kind.DICT
+        if isinstance(node, ast.Tuple):
+            return Kind.TUPLE
+        if isinstance(node, (ast.List, ast.ListComp)):
+            return Kind.LIST
+        if isinstance(node, (ast.JoinedStr, ast.Compare, ast.Lambda, ast.BoolOp)):
+            return Kind.OTHER if not isinstance(node, ast.BoolOp) else Kind.UNKNOWN
+        if isinstance(node, ast.Name):
+            if node.id in self.kinds:
+                return self.kinds[node.id]
+            return Kind.UNKNOWN
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("shape",):
+                return Kind.TUPLE
+            if node.attr in ("grad", "data"):
+                return Kind.TENSOR
+            return Kind.UNKNOWN
+        if isinstance(node, ast.BinOp):
+            left, right = self.kind_of(node.left), self.kind_of(node.right)
+            if Kind.GRAPH in (left, right):
+                return Kind.GRAPH
+            if left is Kind.NUMBER and right is Kind.NUMBER:
+                return Kind.NUMBER
+            if Kind.TENSOR in (left, right) and Kind.UNKNOWN not in (left, right):
+                return Kind.TENSOR
+            return Kind.UNKNOWN
+        if isinstance(node, ast.UnaryOp):
+            return self.kind_of(node.operand) if not isinstance(node.op, ast.Not) else Kind.OTHER
+        if isinstance(node, ast.Call):
+            return self._call_kind(node)
+        return Kind.UNKNOWN
+
+    def _call_kind(self, call: ast.Call) -> Kind:
+        func = call.func
+        spelled = dotted(func) or ""
+        qualified = self.module.qualify(spelled) if spelled else ""
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method == "item":
+                return Kind.NUMBER
+            if method == "tolist":
+                return Kind.LIST
+            if method in ("detach", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
+                return Kind.TENSOR
+            if method in CUT_METHODS and method not in ("numpy", "size", "__len__", "tolist", "sample"):
+                return Kind.TENSOR if method not in ("dim", "numel", "element_size", "data_ptr", "get_device") else Kind.NUMBER
+            if qualified.startswith("math."):
+                return Kind.NUMBER
+            if qualified.startswith("torch.") and not qualified.startswith("torch.nn."):
+                last = qualified.rsplit(".", 1)[-1]
+                if last in TORCH_CUT_FUNCTIONS:
+                    return Kind.TENSOR
+                return Kind.GRAPH if self._any_graph(call) else Kind.UNKNOWN
+            receiver = self.kind_of(func.value)
+            if method in KEEP_METHODS and receiver in (Kind.GRAPH, Kind.TENSOR):
+                return receiver
+            if self._is_self(func.value) or (isinstance(func.value, ast.Attribute) and self._is_self(func.value.value)):
+                # self.model(x) is handled below; self.forward(x), self.loss_fn(…) make a graph
+                if method in ("forward", "compute_loss", "training_step", "shared_step") or receiver is Kind.GRAPH:
+                    return Kind.GRAPH
+            return Kind.UNKNOWN
+        if spelled in ("dict", "collections.OrderedDict", "OrderedDict", "defaultdict"):
+            return Kind.DICT
+        if spelled in ("tuple",):
+            return Kind.TUPLE
+        if spelled in ("list", "sorted"):
+            return Kind.LIST
+        if spelled in NUMBER_FUNCTIONS and spelled != "abs":
+            return Kind.NUMBER
+        if spelled in ("str", "repr", "format", "isinstance", "hasattr", "callable"):
+            return Kind.OTHER
+        if qualified.startswith("math."):
+            return Kind.NUMBER
+        if qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in TORCH_CUT_FUNCTIONS:
+            return Kind.TENSOR
+        if qualified.startswith(("torch.nn.functional.", "torch.")) and self._any_graph(call):
+            return Kind.GRAPH
+        if self._is_self(func):
+            return Kind.GRAPH  # self(x): the module's own forward
+        return Kind.UNKNOWN
+
+    def _any_graph(self, call: ast.Call) -> bool:
+        return any(self.kind_of(a) is Kind.GRAPH for a in call.args)
+
+    def _note_optimizer(self, value: ast.expr, targets: List[ast.expr]) -> None:
+        if not isinstance(value, ast.Call):
+            return
+        spelled = dotted(value.func) or ""
+        qualified = self.module.qualify(spelled) if spelled else ""
+        is_opt = is_optimizer_constructor(qualified) or (
+            isinstance(value.func, ast.Attribute) and value.func.attr == "optimizers" and self._is_self(value.func.value)
+        )
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if is_opt:
+                    self.optimizers.add(target.id)
+                else:
+                    self.optimizers.discard(target.id)
+            elif isinstance(target, (ast.Tuple, ast.List)) and is_opt:
+                self.optimizers.update(e.id for e in target.elts if isinstance(e, ast.Name))
+
+    def _note_constructor(self, value: ast.expr, targets: List[ast.expr]) -> None:
+        spelled = dotted(value.func) if isinstance(value, ast.Call) else None
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if spelled is not None and spelled.split(".", 1)[0] != self.self_name:
+                    self.summary.local_constructors[target.id] = self.module.qualify(spelled)
+                else:
+                    self.summary.local_constructors.pop(target.id, None)
+
+    def _write(self, target: ast.AST, value: ast.expr, augmented: bool) -> None:
+        summary = self.summary
+        base = target.value if isinstance(target, ast.Subscript) else target
+        if isinstance(base, ast.Attribute) and self._is_self(base.value):
+            summary.self_writes.add(base.attr)
+            if augmented or isinstance(target, ast.Subscript):
+                for param in self._taint_of(value):
+                    summary.accumulated_params.setdefault(param, set()).add(base.attr)
+            return
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            if target.value.id in summary.params:
+                summary.inplace_params.update(self.taint.get(target.value.id, ()))
+        elif augmented and isinstance(target, ast.Name) and target.id in summary.params and target.id != self.self_name:
+            # ``p += x`` on a tensor parameter writes the caller's tensor.
+            summary.inplace_params.add(target.id)
+
+    def _call(self, call: ast.Call) -> None:
+        summary = self.summary
+        func = call.func
+        spelled = dotted(func)
+        if spelled is not None:
+            head = spelled.split(".", 1)[0]
+            summary.calls.append(spelled if head == self.self_name or head not in self.module.imports else self.module.qualify(spelled))
+        if self._is_self(func):
+            summary.self_calls.append("__call__")
+        if spelled in NUMBER_FUNCTIONS and call.args:
+            summary.number_params.update(self._taint_of(call.args[0]))
+        if call.keywords and call.args and is_true(keyword_value(call, "inplace")):
+            summary.inplace_params.update(self._param_of(call.args[0]))  # F.relu(p, inplace=True)
+        if not isinstance(func, ast.Attribute):
+            if spelled is not None and spelled.rsplit(".", 1)[-1] in DETACH_HELPER_NAMES and call.args:
+                summary.detached_params.update(self._taint_of(call.args[0]))
+            if spelled is not None and self.module.qualify(spelled) == "torch.autograd.backward" and call.args:
+                self._backward(call.args[0], "torch.autograd", call)
+            return
+        method, receiver = func.attr, func.value
+        if self._is_self(receiver):
+            summary.self_calls.append(method)
+        if method in NUMBER_METHODS:
+            summary.number_params.update(self._taint_of(receiver))
+        elif method in ("detach", "detach_"):
+            summary.detached_params.update(self._taint_of(receiver))
+        elif method in ACCUMULATING_METHODS and call.args:
+            base = receiver.value if isinstance(receiver, ast.Subscript) else receiver
+            if isinstance(base, ast.Attribute) and self._is_self(base.value):
+                for arg in call.args:
+                    for param in self._taint_of(arg):
+                        summary.accumulated_params.setdefault(param, set()).add(base.attr)
+        if _INPLACE_METHOD.match(method) and method not in _NOT_DATA_WRITES:
+            summary.inplace_params.update(self._param_of(receiver))
+        if method == "backward" and spelled is not None and self.module.qualify(spelled) == "torch.autograd.backward":
+            if call.args:
+                self._backward(call.args[0], "torch.autograd", call)
+        elif method == "backward":
+            if call.args and not (isinstance(receiver, ast.Name) and receiver.id in self.taint and not call.keywords):
+                # ``accelerator.backward(loss)``, ``fabric.backward(loss)``: the loss is the argument
+                # (a tensor's own ``backward`` takes a gradient, rarely positionally).
+                if self._looks_like_wrapper(receiver):
+                    self._backward(call.args[0], "accelerator", call)
+                    return
+            self._backward(receiver, None, call)
+        elif method == "manual_backward" and call.args:
+            self._backward(call.args[0], "manual_backward", call)
+        elif method == "step":
+            if isinstance(receiver, ast.Name) or isinstance(receiver, ast.Attribute):
+                if call.args and _is_scaler_name(receiver):
+                    summary.steps.append(StepCall(self.target_of(call.args[0]), True, call.lineno))
+                elif self._is_optimizer(receiver):
+                    summary.steps.append(StepCall(self.target_of(receiver), self._known_optimizer(receiver), call.lineno))
+        elif method == "zero_grad":
+            summary.zero_grads.append(self.target_of(receiver))
+
+    def _param_of(self, node: ast.AST) -> Set[str]:
+        if isinstance(node, ast.Name) and node.id in self.summary.params and node.id != self.self_name:
+            return {node.id}
+        return set()
+
+    def _looks_like_wrapper(self, receiver: ast.AST) -> bool:
+        spelled = dotted(receiver) or ""
+        last = spelled.rsplit(".", 1)[-1]
+        return bool(re.search(r"accelerator|fabric|trainer|strategy|precision|engine|booster|self", last, re.IGNORECASE))
+
+    def _backward(self, tensor: ast.AST, via: Optional[str], call: ast.Call) -> None:
+        if via is None and isinstance(tensor, ast.Call) and isinstance(tensor.func, ast.Attribute) and tensor.func.attr == "scale" and tensor.args:
+            tensor, via = tensor.args[0], "scaler"
+        retain = keyword_value(call, "retain_graph")
+        self.summary.backward_calls.append(
+            BackwardCall(self.target_of(tensor), via, retain is not None and not (isinstance(retain, ast.Constant) and not retain.value), call.lineno)
+        )
+
+    def _is_optimizer(self, receiver: ast.AST) -> bool:
+        spelled = dotted(receiver) or ""
+        if _SCHEDULER_NAME.search(spelled.rsplit(".", 1)[-1]):
+            return False
+        return self._known_optimizer(receiver) or bool(_OPTIMIZER_NAME.search(spelled))
+
+    def _known_optimizer(self, receiver: ast.AST) -> bool:
+        return isinstance(receiver, ast.Name) and receiver.id in self.optimizers
+
+    def _returns(self, values: List[ast.expr], none: bool) -> Returns:
+        kinds: Set[Kind] = {Kind.NONE} if none else set()
+        keys: Set[str] = set()
+        elements: List[Set[Kind]] = []
+        via: List[str] = []
+        for value in values:
+            kind = self.kind_of(value)
+            kinds.add(kind)
+            if isinstance(value, ast.Dict):
+                keys.update(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+            elif isinstance(value, ast.Tuple):
+                for i, element in enumerate(value.elts):
+                    while len(elements) <= i:
+                        elements.append(set())
+                    elements[i].add(self.kind_of(element))
+            elif kind is Kind.UNKNOWN and isinstance(value, ast.Call):
+                spelled = dotted(value.func)
+                if spelled is not None and not spelled.startswith(f"{self.self_name}."):
+                    via.append(self.module.qualify(spelled))
+                elif spelled is not None:
+                    via.append(spelled)
+        return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via))
+
+
+def _is_scaler_name(receiver: ast.AST) -> bool:
+    spelled = dotted(receiver) or ""
+    return "scaler" in spelled.rsplit(".", 1)[-1].lower()
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+class _AttributeReader:
+    """Fills ``cls.attributes`` from one method's ``self.<attr> = …`` statements."""
+
+    def __init__(self, cls: ClassSummary, method: FunctionNode, module: ModuleSummary) -> None:
+        self.cls = cls
+        self.method = method
+        self.module = module
+        args = method.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        self.self_name = params[0] if params else None
+        self.params = set(params[1:]) | {a.arg for a in args.kwonlyargs}
+        #: local lists built with append/extend: name → their elements in source order
+        self.lists: Dict[str, List[ast.expr]] = {}
+        self.locals: Dict[str, ast.expr] = {}
+
+    def read(self) -> None:
+        if self.self_name is None:
+            return
+        for node in _own_nodes(self.method):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._assign(target, node.value)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._assign(node.target, node.value)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                if isinstance(node.value, (ast.List, ast.Tuple)) and node.target.id in self.lists:
+                    self.lists[node.target.id].extend(node.value.elts)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                self._call(node)
+
+    def _call(self, call: ast.Call) -> None:
+        func = call.func
+        assert isinstance(func, ast.Attribute)
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id in self.lists and call.args:
+            if func.attr == "append":
+                self.lists[receiver.id].append(call.args[0])
+            elif func.attr == "extend" and isinstance(call.args[0], (ast.List, ast.Tuple)):
+                self.lists[receiver.id].extend(call.args[0].elts)
+            elif func.attr == "extend":
+                self.lists[receiver.id].append(call.args[0])  # unknown elements: the last one is unknown
+        elif isinstance(receiver, ast.Name) and receiver.id == self.self_name:
+            if func.attr == "register_buffer" and call.args and isinstance(call.args[0], ast.Constant):
+                name = call.args[0].value
+                if isinstance(name, str):
+                    attribute = self._record(name, AttrKind.TENSOR, None)
+                    attribute.buffer = True
+            elif func.attr in ("register_parameter", "register_module", "add_module") and call.args:
+                name = call.args[0].value if isinstance(call.args[0], ast.Constant) else None
+                if isinstance(name, str):
+                    kind = AttrKind.PARAMETER if func.attr == "register_parameter" else AttrKind.MODULE
+                    self._record(name, kind, None)
+
+    def _assign(self, target: ast.AST, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self.locals[target.id] = value
+            if isinstance(value, (ast.List, ast.ListComp)):
+                self.lists[target.id] = list(value.elts) if isinstance(value, ast.List) else [value.elt]
+            else:
+                self.lists.pop(target.id, None)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts):
+                self._assign(t, v)
+            return
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.self_name:
+            if target.attr == "automatic_optimization" and isinstance(value, ast.Constant) and value.value is False:
+                self.cls.manual_optimization = True
+            self._describe(target.attr, value)
+
+    def _record(self, name: str, kind: AttrKind, constructor: Optional[str]) -> AttributeSummary:
+        attribute = self.cls.attributes.get(name)
+        if attribute is None:
+            attribute = self.cls.attributes[name] = AttributeSummary(name, kind, constructor=constructor)
+        elif attribute.kind in (AttrKind.NONE, AttrKind.UNKNOWN) and kind not in (AttrKind.NONE, AttrKind.UNKNOWN):
+            # ``self.opt = None`` in __init__, the optimizer built in setup(): the later kind tells more.
+            attribute.kind, attribute.constructor = kind, constructor
+        attribute.kinds.add(kind)
+        if self.method.name not in attribute.assigned_in:
+            attribute.assigned_in.append(self.method.name)
+        return attribute
+
+    def _describe(self, name: str, value: ast.expr) -> None:
+        if isinstance(value, ast.Name) and value.id in self.locals and value.id not in self.params:
+            value = self.locals[value.id]
+        if isinstance(value, ast.Name) and value.id in self.params:
+            attribute = self._record(name, AttrKind.UNKNOWN, None)
+            attribute.from_param = attribute.from_param or value.id
+            return
+        kind, constructor = self._kind(value)
+        attribute = self._record(name, kind, constructor)
+        if isinstance(value, ast.Call):
+            attribute.requires_grad = attribute.requires_grad or is_true(keyword_value(value, "requires_grad"))
+            if constructor is not None and constructor.endswith("Sequential") and attribute.constructor == constructor:
+                last = self._last_layer(value)
+                if last is not None:
+                    attribute.last_layer, attribute.ends_inplace = last
+
+    def _kind(self, value: ast.expr) -> Tuple[AttrKind, Optional[str]]:
+        if isinstance(value, ast.Constant):
+            if value.value is None:
+                return AttrKind.NONE, None
+            if isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+                return AttrKind.NUMBER, None
+            return AttrKind.OTHER, None
+        if isinstance(value, (ast.Dict, ast.DictComp)):
+            return AttrKind.DICT, None
+        if isinstance(value, (ast.List, ast.ListComp)):
+            return AttrKind.LIST, None
+        if isinstance(value, ast.Lambda):
+            return AttrKind.CALLABLE, None
+        if isinstance(value, ast.Name) and (value.id in self.module.functions or value.id in self.module.imports):
+            qualified = self.module.qualify(value.id)
+            return (AttrKind.CALLABLE, qualified) if value.id in self.module.functions or qualified.split(".")[-1][:1].islower() else (AttrKind.OTHER, qualified)
+        if isinstance(value, ast.Attribute):
+            spelled = dotted(value)
+            if spelled is not None:
+                qualified = self.module.qualify(spelled)
+                if qualified.startswith("torch.nn.functional.") or qualified.startswith("torch.") and qualified.split(".")[-1][:1].islower():
+                    return AttrKind.CALLABLE, qualified
+        if not isinstance(value, ast.Call):
+            return AttrKind.UNKNOWN, None
+        spelled = dotted(value.func)
+        if spelled is None:
+            return AttrKind.UNKNOWN, None
+        qualified = self.module.qualify(spelled)
+        last = qualified.rsplit(".", 1)[-1]
+        if qualified in ("dict", "collections.OrderedDict", "collections.defaultdict", "torch.nn.ParameterDict") and qualified != "torch.nn.ParameterDict":
+            return AttrKind.DICT, qualified
+        if qualified in ("list", "collections.deque"):
+            return AttrKind.LIST, qualified
+        if qualified in ("int", "float"):
+            return AttrKind.NUMBER, qualified
+        if qualified in ("functools.partial", "getattr") :
+            return AttrKind.CALLABLE, qualified
+        if qualified.startswith("torch.optim.lr_scheduler."):
+            return AttrKind.SCHEDULER, qualified
+        if is_optimizer_constructor(qualified):
+            return AttrKind.OPTIMIZER, qualified
+        if qualified in SCALER_NAMES or last == "GradScaler":
+            return AttrKind.SCALER, qualified
+        if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return AttrKind.PARAMETER, qualified
+        if qualified.startswith("torch.nn.") and not qualified.startswith(NN_NON_MODULES) and last[:1].isupper():
+            return AttrKind.MODULE, qualified
+        if qualified.startswith("torch.") and last[:1].islower():
+            return AttrKind.TENSOR, qualified
+        if isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda", "cpu") and isinstance(value.func.value, ast.Call):
+            inner_kind, inner = self._kind(value.func.value)
+            return inner_kind, inner
+        # A project class or a library constructor: the project model tells what it is.
+        return (AttrKind.UNKNOWN, qualified)
+
+    def _last_layer(self, call: ast.Call) -> Optional[Tuple[str, bool]]:
+        """``(constructor, built inplace)`` of an ``nn.Sequential``'s last layer."""
+        if not call.args:
+            return None
+        last = call.args[-1]
+        if isinstance(last, ast.Starred):
+            elements = self._list_elements(last.value)
+            if not elements:
+                return None
+            last = elements[-1]
+            if isinstance(last, ast.Starred):
+                return None
+        if isinstance(last, ast.Name) and last.id in self.locals:
+            last = self.locals[last.id]
+        if not isinstance(last, ast.Call):
+            return None
+        spelled = dotted(last.func)
+        if spelled is None:
+            return None
+        qualified = self.module.qualify(spelled)
+        name = qualified.rsplit(".", 1)[-1]
+        inplace = keyword_value(last, "inplace")
+        if inplace is None and last.args and name in ("ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardswish", "Hardsigmoid"):
+            inplace = last.args[0]  # nn.ReLU(True)
+        return qualified, name in INPLACE_ACTIVATIONS and is_true(inplace)
+
+    def _list_elements(self, node: ast.expr) -> Optional[List[ast.expr]]:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return list(node.elts)
+        if isinstance(node, ast.Name) and node.id in self.lists:
+            return self.lists[node.id]
+        return None
+
+
+def names_in(node: ast.AST) -> Iterable[str]:
+    return (n.id for n in ast.walk(node) if isinstance(n, ast.Name))

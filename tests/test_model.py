@@ -1,0 +1,591 @@
+"""The program model: import resolution, summaries, cross-file lookups, the cache."""
+
+from __future__ import annotations
+
+import ast
+import os
+import textwrap
+import time
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from autofix.model import (
+    AttrKind,
+    ClassSummary,
+    Framework,
+    FunctionSummary,
+    Kind,
+    ModuleModel,
+    Project,
+    Target,
+    clear_cache,
+    find_root,
+    model_for_source,
+)
+from autofix.model.summaries import resolve_relative, summarize
+from autofix.model.vocabulary import Effect, function_effect, is_optimizer_constructor, method_effect
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def write(root: Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def model_of(root: Path, name: str) -> ModuleModel:
+    path = root / name
+    model = model_for_source(path.read_bytes(), str(path), Project.for_path(path))
+    assert model is not None
+    return model
+
+
+def alone(code: str) -> ModuleModel:
+    model = model_for_source(textwrap.dedent(code), "<stdin>")
+    assert model is not None
+    return model
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+
+def test_vocabulary_integer_and_number_results_cut_the_graph():
+    for method in ("argmax", "long", "int", "bool", "item", "detach", "eq"):
+        assert method_effect(method) is Effect.CUT
+    for method in ("float", "view", "sum", "clone", "to"):
+        assert method_effect(method) is Effect.KEEP
+    assert function_effect("float") is Effect.CUT
+    assert function_effect("torch.argmax", "torch.argmax") is Effect.CUT
+    assert function_effect("torch.cat", "torch.cat") is Effect.KEEP
+    assert function_effect("nn.Linear", "torch.nn.Linear") is Effect.MAKE
+    assert function_effect("helper") is Effect.UNKNOWN
+    assert is_optimizer_constructor("torch.optim.AdamW")
+    assert not is_optimizer_constructor("torch.optim.lr_scheduler.StepLR")
+
+
+# --------------------------------------------------------------------------- project and imports
+
+
+def test_root_is_the_nearest_folder_with_a_marker(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/sub/mod.py": ""})
+    assert find_root(tmp_path / "pkg/sub/mod.py") == tmp_path.resolve()
+    lone = tmp_path / "elsewhere"
+    lone.mkdir()
+    (lone / "x.py").write_text("")
+    # No marker between the file and tmp_path's pyproject: still found upward.
+    assert find_root(lone / "x.py") == tmp_path.resolve()
+
+
+def test_root_without_marker_is_the_files_folder(tmp_path):
+    folder = tmp_path / "a" / "b"
+    folder.mkdir(parents=True)
+    (folder / "x.py").write_text("")
+    found = find_root(folder / "x.py")
+    assert found == folder.resolve() or (found / ".git").exists() or (found / "pyproject.toml").exists()
+
+
+def test_module_names_follow_packages(tmp_path):
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/sub/__init__.py": "", "pkg/sub/mod.py": "", "script.py": ""})
+    project = Project.for_path(tmp_path / "script.py")
+    assert project.module_name(tmp_path / "pkg/sub/mod.py")[0] == "pkg.sub.mod"
+    assert project.module_name(tmp_path / "pkg/sub/__init__.py")[0] == "pkg.sub"
+    assert project.module_name(tmp_path / "script.py")[0] == "script"
+
+
+def test_relative_import_arithmetic():
+    assert resolve_relative("models", 1, "pkg.train") == "pkg.train.models"
+    assert resolve_relative("models", 1, "pkg") == "pkg.models"
+    assert resolve_relative(None, 2, "pkg.sub") == "pkg"
+    assert resolve_relative("x", 3, "pkg") is None
+    assert resolve_relative("torch.nn", 0, "pkg") == "torch.nn"
+
+
+def test_resolution_relative_absolute_package_init_and_missing(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/utils/__init__.py": "from .meters import AverageMeter\n",
+            "pkg/utils/meters.py": """
+                class AverageMeter:
+                    def update(self, val, n=1):
+                        self.sum += val * n
+            """,
+            "pkg/models.py": "def build():\n    return None\n",
+            "pkg/train.py": """
+                from .models import build
+                from pkg.utils import AverageMeter
+                from . import models
+                from .missing import Nothing
+                import torch.nn as nn
+            """,
+        },
+    )
+    model = model_of(tmp_path, "pkg/train.py")
+    assert isinstance(model.resolve("build"), FunctionSummary)
+    assert isinstance(model.resolve("models.build"), FunctionSummary)
+    meter = model.resolve("AverageMeter")  # re-exported by the package's __init__
+    assert isinstance(meter, ClassSummary) and meter.module == "pkg.utils.meters"
+    assert model.resolve("Nothing") is None
+    assert model.resolve("nn.Linear") is None
+    assert model.qualify("nn.Linear") == "torch.nn.Linear"
+
+
+def test_src_layout(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "src/lib/__init__.py": "",
+            "src/lib/blocks.py": "class Block:\n    pass\n",
+            "scripts/train.py": "from lib.blocks import Block\n",
+        },
+    )
+    model = model_of(tmp_path, "scripts/train.py")
+    assert isinstance(model.resolve("Block"), ClassSummary)
+
+
+def test_script_imports_its_neighbour(tmp_path):
+    write(tmp_path, {".git/HEAD": "", "exp/net.py": "def forward_fn(x):\n    return x\n", "exp/run.py": "from net import forward_fn\n"})
+    model = model_of(tmp_path, "exp/run.py")
+    assert isinstance(model.resolve("forward_fn"), FunctionSummary)
+
+
+def test_a_file_given_alone_resolves_nothing_else():
+    model = alone(
+        """
+        from utils import helper
+        def train(x):
+            return helper(x)
+        """
+    )
+    assert model.resolve("helper") is None
+    assert model.returns(model.function("train")).kinds == {Kind.UNKNOWN}
+
+
+def test_user_code_is_never_imported(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "boom.py": "raise SystemExit('imported!')\nclass A:\n    pass\n", "main.py": "from boom import A\n"})
+    assert isinstance(model_of(tmp_path, "main.py").resolve("A"), ClassSummary)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def test_cache_follows_content(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": "def f(x):\n    return x.item()\n", "main.py": "from helpers import f\n"})
+    model = model_of(tmp_path, "main.py")
+    assert model.returns(model.resolve_function("f")).kinds == {Kind.NUMBER}
+    again = model_of(tmp_path, "main.py").resolve_function("f")
+    assert again is model.resolve_function("f")  # unchanged: the cached summary
+    helpers = tmp_path / "helpers.py"
+    helpers.write_text("def f(x):\n    return {'loss': x}\n")
+    stat = helpers.stat()
+    os.utime(helpers, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    changed = model_of(tmp_path, "main.py").resolve_function("f")
+    assert changed is not None and changed.returns.kinds == {Kind.DICT}
+
+
+def test_overlay_text_wins_over_the_disk(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": "def f(x):\n    return x\n", "main.py": "from helpers import f\n"})
+    project = Project.for_path(tmp_path / "main.py")
+    project.set_overlay(tmp_path / "helpers.py", "def f(x):\n    return float(x)\n")
+    model = model_of(tmp_path, "main.py")
+    assert model.resolve_function("f").returns.kinds == {Kind.NUMBER}
+
+
+def test_unparsable_project_file_resolves_to_nothing(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "bad.py": "def f(:\n", "main.py": "from bad import f\n"})
+    assert model_of(tmp_path, "main.py").resolve("f") is None
+
+
+# --------------------------------------------------------------------------- function summaries
+
+
+def test_backward_step_zero_grad_and_receivers():
+    model = alone(
+        """
+        class Trainer:
+            def train_step(self, batch, optimizer):
+                self.optimizer.zero_grad()
+                loss = self.model(batch).mean()
+                loss.backward(retain_graph=True)
+                self.scaler.scale(loss).backward()
+                self.accelerator.backward(loss)
+                torch.autograd.backward(loss)
+                optimizer.step()
+                self.scaler.step(self.optimizer)
+                self.lr_scheduler.step()
+        """
+    )
+    step = model.function("Trainer.train_step")
+    assert [(b.tensor, b.via, b.retain_graph) for b in step.backward_calls] == [
+        (Target("local", "loss"), None, True),
+        (Target("local", "loss"), "scaler", False),
+        (Target("local", "loss"), "accelerator", False),
+        (Target("local", "loss"), "torch.autograd", False),
+    ]
+    assert [s.optimizer for s in step.steps] == [Target("param", "optimizer"), Target("self", "optimizer")]
+    assert step.zero_grads == [Target("self", "optimizer")]
+
+
+def test_self_calls_in_order_and_attributes_read_and_written():
+    model = alone(
+        """
+        class GAN:
+            def optimize_parameters(self):
+                self.forward()
+                self.backward_D()
+                self.backward_G()
+                self.fake = self.netG(self.real)
+                self.count += 1
+        """
+    )
+    function = model.function("GAN.optimize_parameters")
+    assert function.self_calls == ["forward", "backward_D", "backward_G", "netG"]
+    assert {"netG", "real"} <= function.self_reads
+    assert {"fake", "count"} <= function.self_writes
+
+
+@pytest.mark.parametrize(
+    "body, kinds",
+    [
+        ("return model(x)", None),
+        ("out = self(x)\n    return out.sum()", {Kind.GRAPH}),
+        ("return loss.item()", {Kind.NUMBER}),
+        ("return float(loss), math.sqrt(2)", {Kind.TUPLE}),
+        ("return {'loss': loss}", {Kind.DICT}),
+        ("return", {Kind.NONE}),
+        ("pass", {Kind.NONE}),
+        ("return loss.detach()", {Kind.TENSOR}),
+        ("return torch.relu(self.forward(x))", {Kind.GRAPH}),
+    ],
+)
+def test_returns(body, kinds):
+    model = alone(f"import math, torch\nclass M:\n  def f(self, model, x, loss):\n    {body}\n")
+    returns = model.function("M.f").returns
+    assert returns.kinds == (kinds or {Kind.UNKNOWN})
+
+
+def test_returned_tuple_and_dict_details():
+    model = alone(
+        """
+        def metrics(pred, target):
+            err = (pred - target).abs().mean()
+            return err.item(), float(err)
+
+        def step(batch):
+            return {"loss": batch, "log": 1}
+        """
+    )
+    assert model.function("metrics").returns.tuple_kinds == (frozenset({Kind.NUMBER}), frozenset({Kind.NUMBER}))
+    assert model.function("step").returns.dict_keys == {"loss", "log"}
+    assert model.function("metrics").number_params == {"pred", "target"}
+
+
+def test_param_facts_numbers_accumulation_inplace_detach():
+    model = alone(
+        """
+        class AverageMeter:
+            def update(self, val, n=1):
+                self.sum += val * n
+                self.vals.append(val)
+                self.table[n] = val
+
+        class SafeMeter:
+            def update(self, val, n=1):
+                v = val.item()
+                self.sum += v * n
+                self.seen.append(float(val))
+
+        def scale_(x, y, z, w):
+            x.mul_(2)
+            y[0] = 1
+            z += 1
+            F.relu(w, inplace=True)
+
+        def cut(a, b, c):
+            a = a.detach()
+            return b.tolist(), c.data
+        """
+    )
+    update = model.function("AverageMeter.update")
+    assert update.accumulated_params["val"] == {"sum", "vals", "table"}
+    safe = model.function("SafeMeter.update")
+    assert "val" not in safe.accumulated_params
+    assert safe.number_params == {"val"}
+    assert model.function("scale_").inplace_params == {"x", "y", "z", "w"}
+    cut = model.function("cut")
+    assert cut.detached_params == {"a", "c"}
+    assert cut.number_params == {"b"}
+
+
+def test_local_constructors_lead_to_methods_in_other_files(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "meters.py": """
+                class AverageMeter:
+                    def update(self, val):
+                        self.total += val
+            """,
+            "train.py": """
+                from meters import AverageMeter
+                def train(loader, model):
+                    meter = AverageMeter()
+                    for x in loader:
+                        loss = model(x)
+                        meter.update(loss)
+            """,
+        },
+    )
+    model = model_of(tmp_path, "train.py")
+    train = model.function("train")
+    assert train.has_loop
+    update = model.callee(train, "meter.update")
+    assert isinstance(update, FunctionSummary) and update.accumulated_params == {"val": {"total"}}
+
+
+# --------------------------------------------------------------------------- classes
+
+
+def test_attribute_kinds():
+    model = alone(
+        """
+        import torch
+        import torch.nn as nn
+        from torch import optim
+        from torch.cuda.amp import GradScaler
+
+        def act_fn(x):
+            return x
+
+        class Net(nn.Module):
+            def __init__(self, act, c=8):
+                super().__init__()
+                layers = []
+                for _ in range(2):
+                    layers += [nn.Conv2d(c, c, 3)]
+                    layers.append(nn.ReLU(True))
+                self.block = nn.Sequential(*layers)
+                self.head = nn.Sequential(nn.Linear(c, c), nn.ReLU())
+                self.tail = nn.Sequential(nn.Linear(c, c), nn.LeakyReLU(0.1, inplace=True))
+                self.hidden = None
+                self.act = act
+                self.f = torch.sigmoid
+                self.g = act_fn
+                self.h = lambda x: x
+                self.w = nn.Parameter(torch.zeros(3))
+                self.z = torch.zeros(3, requires_grad=True)
+                self.register_buffer("running", torch.zeros(3))
+                self.stats = {}
+                self.history = []
+                self.steps = 0
+                self.opt = optim.SGD(self.parameters(), lr=0.1)
+                self.sched = optim.lr_scheduler.StepLR(self.opt, 1)
+                self.scaler = GradScaler()
+
+            def reset(self):
+                self.hidden = torch.zeros(3)
+        """
+    )
+    net = model.cls("Net")
+    kinds = {name: a.kind for name, a in net.attributes.items()}
+    assert kinds == {
+        "block": AttrKind.MODULE, "head": AttrKind.MODULE, "tail": AttrKind.MODULE, "hidden": AttrKind.TENSOR,
+        "act": AttrKind.UNKNOWN, "f": AttrKind.CALLABLE, "g": AttrKind.CALLABLE, "h": AttrKind.CALLABLE,
+        "w": AttrKind.PARAMETER, "z": AttrKind.TENSOR, "running": AttrKind.TENSOR, "stats": AttrKind.DICT,
+        "history": AttrKind.LIST, "steps": AttrKind.NUMBER, "opt": AttrKind.OPTIMIZER,
+        "sched": AttrKind.SCHEDULER, "scaler": AttrKind.SCALER,
+    }
+    assert net.attributes["block"].ends_inplace and net.attributes["block"].last_layer == "torch.nn.ReLU"
+    assert not net.attributes["head"].ends_inplace
+    assert net.attributes["tail"].ends_inplace
+    assert net.attributes["hidden"].kinds == {AttrKind.NONE, AttrKind.TENSOR}
+    assert net.attributes["hidden"].assigned_in == ["__init__", "reset"]
+    assert net.attributes["act"].from_param == "act"
+    assert net.attributes["z"].requires_grad and net.attributes["running"].buffer
+    assert model.framework(net) is Framework.MODULE
+
+
+def test_optimizer_assigned_in_another_method_is_an_optimizer():
+    model = alone(
+        """
+        import torch
+        class Trainer:
+            def __init__(self):
+                self.optimizer = None
+            def setup(self):
+                self.optimizer = torch.optim.Adam(self.model.parameters())
+        """
+    )
+    attribute = model.attribute(model.cls("Trainer"), "optimizer")
+    assert attribute.kind is AttrKind.OPTIMIZER and attribute.assigned_in == ["__init__", "setup"]
+
+
+def test_project_class_bases_attributes_and_modules_across_files(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "models/__init__.py": "",
+            "models/blocks.py": """
+                import torch.nn as nn
+                class Block(nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.body = nn.Sequential(nn.Linear(2, 2), nn.ReLU(inplace=True))
+                    def forward(self, x):
+                        return self.body(x)
+            """,
+            "models/base.py": """
+                from .blocks import Block
+                class BaseNet(Block):
+                    def __init__(self):
+                        super().__init__()
+                        self.extra = Block()
+            """,
+            "train.py": """
+                from models.base import BaseNet
+                class Net(BaseNet):
+                    def forward(self, x):
+                        out = self.body(x)
+                        out += x
+                        return self.extra(out)
+            """,
+        },
+    )
+    model = model_of(tmp_path, "train.py")
+    net = model.cls("Net")
+    assert [c.qualname for c in model.mro(net)] == ["Net", "BaseNet", "Block"]
+    assert "torch.nn.Module" in model.all_bases(net)
+    assert model.framework(net) is Framework.MODULE
+    body = model.attribute(net, "body")
+    assert body.kind is AttrKind.MODULE and body.ends_inplace
+    assert model.attribute(net, "extra").kind is AttrKind.MODULE  # a project nn.Module
+    forward = model.callee(model.function("Net.forward"), "self.extra")
+    assert isinstance(forward, ClassSummary) and forward.name == "Block"
+    assert model.method(net, "forward") is model.function("Net.forward")
+
+
+# --------------------------------------------------------------------------- frameworks
+
+
+def test_lightning_automatic_and_manual():
+    model = alone(
+        """
+        import lightning.pytorch as pl
+        import pytorch_lightning
+        class Auto(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                return {"loss": self(batch).sum()}
+        class Base(pytorch_lightning.LightningModule):
+            pass
+        class Manual(Base):
+            def __init__(self):
+                super().__init__()
+                self.automatic_optimization = False
+            def training_step(self, batch, i):
+                opt = self.optimizers()
+                loss = self(batch).sum()
+                self.manual_backward(loss)
+                opt.step()
+                opt.zero_grad()
+        """
+    )
+    auto = model.loop_contract(model.function("Auto.training_step"))
+    assert auto.framework is Framework.LIGHTNING and auto.backward_returned and auto.steps_and_zero_grads
+    assert auto.counter == "batch_idx" and auto.loss_key == "loss"
+    manual_step = model.function("Manual.training_step")
+    manual = model.loop_contract(manual_step)
+    assert manual.framework is Framework.LIGHTNING and not manual.backward_returned and manual.counter == "i"
+    assert manual_step.backward_calls[0].via == "manual_backward"
+    assert manual_step.steps[0].known and manual_step.zero_grads == [Target("local", "opt")]
+
+
+def test_hf_trainer_and_ignite():
+    model = alone(
+        """
+        from transformers import Trainer
+        from ignite.engine import Engine, Events
+
+        class MyTrainer(Trainer):
+            def compute_loss(self, model, inputs, return_outputs=False):
+                return model(**inputs).loss
+
+        def run():
+            def update(engine, batch):
+                return 0.0
+            trainer = Engine(update)
+
+        def update_fn(engine, batch):
+            pass
+
+        trainer = Engine(update_fn)
+
+        @trainer.on(Events.ITERATION_COMPLETED)
+        def log(engine):
+            pass
+        """
+    )
+    cls = model.cls("MyTrainer")
+    assert model.framework(cls) is Framework.HF_TRAINER
+    assert model.loop_contract(model.function("MyTrainer.compute_loss")).backward_returned
+    ignite = model.loop_contract(model.function("update_fn"))
+    assert ignite.framework is Framework.IGNITE and ignite.counter == "engine.state.iteration"
+    assert model.loop_contract(model.function("log")) is not None
+    assert model.loop_contract(model.function("run.update")) is not None
+
+
+def test_unknown_library_base_is_unknown_not_plain():
+    model = alone("from somelib import Base\nclass A(Base):\n    pass\nclass B:\n    pass\n")
+    assert model.framework(model.cls("A")) is Framework.UNKNOWN
+    assert model.framework(model.cls("B")) is Framework.NONE
+
+
+# --------------------------------------------------------------------------- through the engine
+
+
+def test_rule_context_model_is_lazy_and_linked(tmp_path):
+    from autofix.context import FIND_PROJECT, RuleContext
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper
+
+    write(tmp_path, {"pyproject.toml": "", "lib.py": "def f(x):\n    return x.item()\n", "main.py": "from lib import f\n"})
+    code = (tmp_path / "main.py").read_text()
+    context = RuleContext(MetadataWrapper(cst.parse_module(code)), str(tmp_path / "main.py"), code)
+    assert context.project_setting is FIND_PROJECT
+    assert context.model.resolve_function("f").returns.kinds == {Kind.NUMBER}
+    assert context.project is not None and context.project.root == tmp_path.resolve()
+    stand_alone = RuleContext(MetadataWrapper(cst.parse_module(code)), str(tmp_path / "main.py"), code, project=None)
+    assert stand_alone.model.resolve("f") is None
+
+
+def test_summaries_are_plain_data():
+    import pickle
+
+    tree = ast.parse("import torch\nclass A:\n    def f(self, x):\n        return x.item()\n")
+    summary = summarize(tree, "m", "m.py")
+    assert pickle.loads(pickle.dumps(summary)).functions["A.f"].returns.kinds == {Kind.NUMBER}
+
+
+def test_summarising_a_large_module_is_fast():
+    source = "\n".join(
+        f"class C{i}:\n    def f(self, x):\n        y = self.m(x)\n        y.backward()\n        self.opt.step()\n        return y.item()\n"
+        for i in range(400)
+    )
+    start = time.perf_counter()
+    model = alone(source)
+    assert len(list(model.classes())) == 400
+    # Linear and a few times Python's own parse; generous for a loaded machine.
+    assert time.perf_counter() - start < 10.0
