@@ -7,12 +7,16 @@ adapters over these functions.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
+from autofix.model.project import FIND_PROJECT
 from autofix.types import FileResult, Options
 
 if TYPE_CHECKING:
     from autofix.rule import Rule
+
+#: Options are frozen: one shared default is safe.
+_DEFAULT_OPTIONS = Options()
 
 # The engine, the registry and the rules import LibCST: they are imported where
 # a file is really checked, so that cached results and --version stay cheap.
@@ -34,21 +38,27 @@ def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rul
 
 
 def fix_source(
-    source: Union[str, bytes], path: str = "<stdin>", options: Options = Options()
+    source: Union[str, bytes], path: str = "<stdin>", options: Options = _DEFAULT_OPTIONS, project: Any = FIND_PROJECT
 ) -> FileResult:
-    """Check (and with ``options.fix``, fix) one source text."""
+    """Check (and with ``options.fix``, fix) one source text.
+
+    Names imported from other files resolve through ``project`` (an
+    :class:`autofix.model.Project`, or None for the file alone); by default
+    the project around ``path`` when it names a file on disk.
+    """
     from autofix import engine
 
     if isinstance(source, str):
         source = source.encode("utf-8")
-    return engine.check_source(source, path, rules_for(options, path), options)
+    return engine.check_source(source, path, rules_for(options, path), options, project)
 
 
-def check_file(path: Union[str, "os.PathLike[str]"], options: Options = Options()) -> FileResult:
-    """Read one file and check it; read errors come back as ``FileResult.error``.
+def check_file(path: Union[str, "os.PathLike[str]"], options: Options = _DEFAULT_OPTIONS) -> FileResult:
+    """Read one file and check it, with the project around it; read errors come back as ``FileResult.error``.
 
     With ``options.cache_dir`` a result stored by an earlier run for the same
-    bytes, path, version and options is returned instead of checking again.
+    bytes, path, version and options is returned instead of checking again,
+    while the other project files the program model read for it are unchanged.
     """
     name = os.fspath(path)
     try:
@@ -60,14 +70,26 @@ def check_file(path: Union[str, "os.PathLike[str]"], options: Options = Options(
 
     if options.cache_dir is None:
         return engine.check_source(source, name, rules_for(options, name), options)
-    from autofix.cache import Cache
+    from autofix.cache import Cache, content_hash
+    from autofix.model.project import project_for
 
     cache = Cache(options.cache_dir)
     key = cache.key(name, source, options)
     result = cache.get(key, source)
     if result is None:
-        result = engine.check_source(source, name, rules_for(options, name), options)
-        cache.put(key, result)
+        project = project_for(name)
+        if project is None:
+            result = engine.check_source(source, name, rules_for(options, name), options, None)
+            cache.put(key, result)
+            return result
+        with project.recording() as consulted:
+            result = engine.check_source(source, name, rules_for(options, name), options, project)
+        dependencies = []
+        for other in sorted(consulted - {os.path.realpath(name)}):
+            data = project.bytes_of(other)
+            if data is not None:
+                dependencies.append((other, content_hash(data)))
+        cache.put(key, result, dependencies)
     return result
 
 
@@ -100,14 +122,15 @@ def discover(
     """
     from autofix import discovery
 
-    kwargs = {"extend_exclude": tuple(extend_exclude), "respect_gitignore": respect_gitignore}
-    if exclude is not None:
-        kwargs["exclude"] = tuple(exclude)
-    return discovery.discover(list(paths), **kwargs)
+    if exclude is None:
+        return discovery.discover(list(paths), extend_exclude=tuple(extend_exclude), respect_gitignore=respect_gitignore)
+    return discovery.discover(
+        list(paths), exclude=tuple(exclude), extend_exclude=tuple(extend_exclude), respect_gitignore=respect_gitignore
+    )
 
 
 def check_paths(
-    files: Sequence[str], options: Options = Options(), *, jobs: Optional[int] = None
+    files: Sequence[str], options: Options = _DEFAULT_OPTIONS, *, jobs: Optional[int] = None
 ) -> Iterator[FileResult]:
     """Check ``files`` (already discovered) over ``jobs`` processes, yielding as they finish."""
     from autofix import runner
@@ -117,7 +140,7 @@ def check_paths(
 
 def fix_paths(
     paths: Sequence[str],
-    options: Options = Options(),
+    options: Options = _DEFAULT_OPTIONS,
     *,
     jobs: Optional[int] = None,
     exclude: Optional[Sequence[str]] = None,

@@ -12,22 +12,14 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ProviderT
 
 from autofix.analysis.names import children
+from autofix.model.project import FIND_PROJECT
 
 if TYPE_CHECKING:
     from autofix.model.project import ModuleModel, Project
 
 T = TypeVar("T")
 
-
-class _FindProject:
-    """The default of ``RuleContext(project=…)``: find the project from the path, when asked."""
-
-    def __repr__(self) -> str:
-        return "FIND_PROJECT"
-
-
-#: ``RuleContext(project=FIND_PROJECT)``: look for the project around the path on first use.
-FIND_PROJECT: Any = _FindProject()
+__all__ = ["FIND_PROJECT", "RuleContext"]
 
 
 class RuleContext:

@@ -30,6 +30,7 @@ from autofix import api, engine
 from autofix.lsp import options as lsp_options
 from autofix.lsp.convert import Document
 from autofix.lsp.incremental import IncrementalLinter
+from autofix.model.project import Project, project_for
 from autofix.types import Applicability, FileResult, Options
 
 logger = logging.getLogger("autofix.lsp")
@@ -169,6 +170,10 @@ class AutofixLanguageServer(LanguageServer):
         options = self.options_for(path)
         lint_options = replace(options, fix=False)
         encoding = self.position_encoding
+        # The project around the file, which sees the unsaved text of every open buffer.
+        project = project_for(path)
+        if project is not None:
+            project.set_overlay(path, text)
         linter = self.incremental.setdefault(uri, IncrementalLinter())
         spans = linter.segment(text)
         if spans is None:
@@ -179,12 +184,12 @@ class AutofixLanguageServer(LanguageServer):
             spans,
             (path, lint_options),
             encoding,
-            lambda view: run_engine(view, path, lint_options),
+            lambda view: run_engine(view, path, lint_options, project),
             lambda finding, document: to_diagnostic(finding, document, version),
         )
         exact = diagnostics is None
         if diagnostics is None:
-            result = run_engine(text, path, lint_options)
+            result = run_engine(text, path, lint_options, project)
             if result.error:
                 logger.info("%s: %s", path, result.error)
             document = Document(text, encoding)
@@ -217,8 +222,12 @@ class AutofixLanguageServer(LanguageServer):
             task = tasks.pop(uri, None)
             if task is not None:
                 task.cancel()
-        self.linted.pop(uri, None)
+        linted = self.linted.pop(uri, None)
         self.incremental.pop(uri, None)
+        if linted is not None:
+            project = project_for(linted.path)
+            if project is not None:
+                project.set_overlay(linted.path, None)  # back to the file on disk
 
 
 # --------------------------------------------------------------------------- engine glue
@@ -239,9 +248,9 @@ def source_bytes(text: str) -> Tuple[bytes, str]:
         return data, "utf-8"  # the engine reports the mismatch as a decode error
 
 
-def run_engine(text: str, path: str, options: Options) -> FileResult:
+def run_engine(text: str, path: str, options: Options, project: Optional[Project] = None) -> FileResult:
     data, _ = source_bytes(text)
-    return api.fix_source(data, path, options)
+    return api.fix_source(data, path, options, project)
 
 
 _CHILD = (

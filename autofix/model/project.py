@@ -13,7 +13,8 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.model.frameworks import (
     Framework,
@@ -40,12 +41,25 @@ _MAX_DEPTH = 8
 
 Definition = Union[FunctionSummary, ClassSummary]
 
+
+class _FindProject:
+    """The default of ``project=`` arguments: find the project around the path when first needed."""
+
+    def __repr__(self) -> str:
+        return "FIND_PROJECT"
+
+
+#: ``project=FIND_PROJECT``: look for the project around the path on first use (None: the file alone).
+FIND_PROJECT: Any = _FindProject()
+
 _lock = threading.Lock()
 #: (resolved path, sha1 of the bytes) → summary
 _SUMMARIES: Dict[Tuple[str, str], ModuleSummary] = {}
 #: resolved path → (mtime_ns, size, sha1): skips hashing a file whose stat did not change
 _STATS: Dict[str, Tuple[int, int, str]] = {}
 _PROJECTS: Dict[str, "Project"] = {}
+#: folder → its project root (a marker added while the process runs is not seen)
+_ROOTS: Dict[Path, Path] = {}
 
 
 def _digest(data: bytes) -> str:
@@ -77,16 +91,25 @@ def clear_cache() -> None:
         _SUMMARIES.clear()
         _STATS.clear()
         _PROJECTS.clear()
+        _ROOTS.clear()
 
 
 def find_root(path: Union[str, Path]) -> Path:
     """The nearest folder upward from ``path`` with a project marker, else the file's folder."""
     start = Path(path).resolve()
     folder = start if start.is_dir() else start.parent
+    with _lock:
+        known = _ROOTS.get(folder)
+    if known is not None:
+        return known
+    found = folder
     for candidate in (folder, *folder.parents):
         if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
-            return candidate
-    return folder
+            found = candidate
+            break
+    with _lock:
+        _ROOTS[folder] = found
+    return found
 
 
 class Project:
@@ -97,6 +120,7 @@ class Project:
         #: unsaved editor text by resolved path (the language server's open documents)
         self._overlays: Dict[str, bytes] = {}
         self._found: Dict[Tuple[str, Tuple[str, ...]], Optional[Path]] = {}
+        self._recorders: List[Set[str]] = []
 
     @classmethod
     def for_path(cls, path: Union[str, Path]) -> "Project":
@@ -108,6 +132,25 @@ class Project:
         return project
 
     # ------------------------------------------------------------------ files and names
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[Set[str]]:
+        """Collect the paths of the project files whose summaries are read while the block runs.
+
+        A result that consulted other files depends on them: the result cache
+        keeps their hashes next to it.
+        """
+        consulted: Set[str] = set()
+        self._recorders.append(consulted)
+        try:
+            yield consulted
+        finally:
+            self._recorders.remove(consulted)
+
+    def bytes_of(self, path: Union[str, Path]) -> Optional[bytes]:
+        """The text of a project file as the model reads it (an open buffer's, else the disk's)."""
+        key = str(Path(path).resolve())
+        return self._overlays.get(key) or _read(Path(key))
 
     def set_overlay(self, path: Union[str, Path], text: Optional[str]) -> None:
         """Use ``text`` for ``path`` instead of the disk's (None: back to the disk)."""
@@ -162,6 +205,8 @@ class Project:
         """The summary of a file of the project (``source``: its text when the caller has it)."""
         file = Path(path).resolve()
         key = str(file)
+        for consulted in self._recorders:
+            consulted.add(key)
         name, _ = self.module_name(file)
         package = name if file.name == "__init__.py" else name.rpartition(".")[0]
         if source is None:
@@ -540,6 +585,7 @@ def project_for(path: str) -> Optional[Project]:
 
 
 __all__ = [
+    "FIND_PROJECT",
     "ModuleModel",
     "Project",
     "find_root",
