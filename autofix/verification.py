@@ -41,13 +41,8 @@ def settings(verify: Any, device: str, max_steps: Optional[int], timeout: float)
     return verify.VerifySettings(device=device, max_steps=max_steps, timeout=timeout)
 
 
-def verify_each(verify: Any, results: Sequence[FileResult], settings: Any) -> List[FileResult]:
-    """``--verify``: run the verifier on every changed file, attaching its verdict."""
-    return list(iter_verified(verify, results, settings))
-
-
 def iter_verified(verify: Any, results: Sequence[FileResult], settings: Any) -> Iterator[FileResult]:
-    """:func:`verify_each`, one result at a time (for a progress bar)."""
+    """``--verify``: run the verifier on every changed file, attaching its verdict, one result at a time."""
     for result in results:
         if result.changed:
             verdict = verify.verify_file(

@@ -35,10 +35,6 @@ def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return None
 
 
-def is_true(node: Optional[cst.BaseExpression]) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
-
-
 def walk_local(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and its descendants in source order, not entering nested functions, lambdas or classes."""
     stack = [node]

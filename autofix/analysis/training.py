@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, Optional, Set
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
@@ -234,10 +234,3 @@ def _collect_disabled(context: RuleContext) -> Set[cst.CSTNode]:
         if any(disables_grad(context, d.decorator) for d in func.decorators):
             found.add(func.body)
     return found
-
-
-def iter_statements(block: cst.CSTNode) -> Iterator[cst.BaseStatement]:
-    """Statements of a block in source order (not descending into compound statements)."""
-    body = getattr(block, "body", ())
-    if isinstance(body, (list, tuple)):
-        yield from body
