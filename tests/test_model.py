@@ -235,7 +235,7 @@ def test_backward_step_zero_grad_and_receivers():
         (Target("local", "loss"), "torch.autograd", False),
     ]
     assert [s.optimizer for s in step.steps] == [Target("param", "optimizer"), Target("self", "optimizer")]
-    assert step.zero_grads == [Target("self", "optimizer")]
+    assert [(z.target, z.line) for z in step.zero_grads] == [(Target("self", "optimizer"), 4)]
 
 
 def test_self_calls_in_order_and_attributes_read_and_written():
@@ -510,7 +510,7 @@ def test_lightning_automatic_and_manual():
     manual = model.loop_contract(manual_step)
     assert manual.framework is Framework.LIGHTNING and not manual.backward_returned and manual.counter == "i"
     assert manual_step.backward_calls[0].via == "manual_backward"
-    assert manual_step.steps[0].known and manual_step.zero_grads == [Target("local", "opt")]
+    assert manual_step.steps[0].known and [z.target for z in manual_step.zero_grads] == [Target("local", "opt")]
 
 
 def test_hf_trainer_and_ignite():
@@ -589,3 +589,28 @@ def test_summarising_a_large_module_is_fast():
     assert len(list(model.classes())) == 400
     # Linear and a few times Python's own parse; generous for a loaded machine.
     assert time.perf_counter() - start < 10.0
+
+
+def test_accelerate_backward_accumulate_and_prepare():
+    model = alone(
+        """
+        from accelerate import Accelerator
+        acc = Accelerator(gradient_accumulation_steps=4)
+        model, opt, loader = acc.prepare(model, opt, loader)
+        for batch in loader:
+            with acc.accumulate(model):
+                loss = model(batch)
+                acc.backward(loss)
+                opt.step()
+                opt.zero_grad()
+            out = model(batch)
+            out.backward(grad)
+        """
+    )
+    body = model.function("<module>")
+    assert [(b.tensor.name, b.via) for b in body.backward_calls] == [("loss", "accelerator"), ("out", None)]
+    assert body.prepared == {"model", "opt", "loader"}
+    assert body.sync_gated == [(6, 10)]
+    assert [z.line for z in body.zero_grads] == [10]
+    assert body.in_sync_gated(10) and not body.in_sync_gated(12)
+    assert body.has_loop

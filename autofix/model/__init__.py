@@ -31,7 +31,7 @@ How a rule queries it
     step.backward_calls             # [BackwardCall(tensor=Target('local', 'loss'), via=None|'scaler'|
                                     #   'accelerator'|'manual_backward'|'torch.autograd', retain_graph, line)]
     step.steps                      # [StepCall(optimizer=Target('self', 'optimizer'), known, line)]
-    step.zero_grads                 # [Target('self', 'optimizer')]
+    step.zero_grads                 # [ZeroGradCall(target=Target('self', 'optimizer'), line)]
     step.self_calls                 # ['model', 'backward_D', ...] every self.<x>(...) in order
     step.self_reads, step.self_writes
     step.returns                    # Returns(kinds={Kind.DICT}, dict_keys={'loss'}, tuple_kinds, via_calls)
@@ -40,6 +40,13 @@ How a rule queries it
     step.inplace_params, step.detached_params
     step.local_constructors         # {'meter': 'utils.AverageMeter'}
     step.has_loop, step.calls, step.line, step.class_name, step.module
+    step.sync_gated, step.in_sync_gated(line)   # inside `with accelerator.accumulate(model):`
+    step.prepared                   # names bound by accelerator.prepare(...): step/zero_grad sync-gated
+    model.function("<module>")      # the module's own top-level statements (a script's loop)
+
+Lines (``BackwardCall.line``, ``StepCall.line``, ``ZeroGradCall.line``,
+``FunctionSummary.line``) are 1-based like LibCST's positions, so a rule
+matches them with ``self.context.get(PositionProvider, node).start.line``.
 
     # classes and what their attributes hold (own assignments first, then project bases')
     cls = model.cls("Trainer")                          # ClassSummary or None
@@ -86,6 +93,7 @@ from autofix.model.summaries import (
     Returns,
     StepCall,
     Target,
+    ZeroGradCall,
 )
 
 __all__ = [
@@ -103,6 +111,7 @@ __all__ = [
     "Returns",
     "StepCall",
     "Target",
+    "ZeroGradCall",
     "clear_cache",
     "find_root",
     "model_for_source",

@@ -35,8 +35,13 @@ from autofix.model.vocabulary import (
     TORCH_CUT_FUNCTIONS,
     is_optimizer_constructor,
 )
+from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
+
+WRAPPERS = ACCELERATORS | FABRICS
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: qualname of the summary of a module's own top-level statements
+MODULE_BODY = "<module>"
 
 
 # --------------------------------------------------------------------------- data
@@ -99,6 +104,14 @@ class StepCall:
 
 
 @dataclass(frozen=True)
+class ZeroGradCall:
+    """``x.zero_grad()``: ``target`` is an optimizer or a module (which zeroes its parameters' gradients)."""
+
+    target: Target
+    line: int
+
+
+@dataclass(frozen=True)
 class Returns:
     """What a function returns, over all its ``return`` statements."""
 
@@ -131,7 +144,7 @@ class FunctionSummary:
     decorators: Tuple[str, ...] = ()
     backward_calls: List[BackwardCall] = field(default_factory=list)
     steps: List[StepCall] = field(default_factory=list)
-    zero_grads: List[Target] = field(default_factory=list)
+    zero_grads: List[ZeroGradCall] = field(default_factory=list)
     #: ``self.<m>(…)`` calls in source order (``self(…)`` is ``__call__``)
     self_calls: List[str] = field(default_factory=list)
     self_reads: Set[str] = field(default_factory=set)
@@ -151,6 +164,15 @@ class FunctionSummary:
     has_loop: bool = False
     #: local name → the qualified callee whose result it was last assigned (``meter = AverageMeter()``)
     local_constructors: Dict[str, str] = field(default_factory=dict)
+    #: line spans ``(first, last)`` of ``with <accelerator>.accumulate(...):`` blocks, where an
+    #: optimizer prepared by accelerate steps and zero_grads only on the syncing micro-batch
+    sync_gated: List[Tuple[int, int]] = field(default_factory=list)
+    #: names bound to what ``<accelerator>.prepare(...)`` returned (their step/zero_grad are sync-gated)
+    prepared: Set[str] = field(default_factory=set)
+
+    def in_sync_gated(self, line: int) -> bool:
+        """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
+        return any(first <= line <= last for first, last in self.sync_gated)
 
     @property
     def is_method(self) -> bool:
@@ -269,6 +291,10 @@ def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optiona
     _collect_imports(tree, summary, package)
     for node in tree.body:
         _summarize_definition(node, summary, prefix="", class_name=None)
+    # The module's own statements (a script's training loop) read like a function's body.
+    body = ast.FunctionDef(name=MODULE_BODY, args=ast.arguments([], [], None, [], [], None, []), body=tree.body,
+                           decorator_list=[], returns=None, type_comment=None, lineno=1, col_offset=0)
+    summary.functions[MODULE_BODY] = _FunctionReader(body, MODULE_BODY, None, summary).read()
     for node in tree.body:
         _module_statement(node, summary)
     if "Engine" in summary.imports.values() or any(v.startswith("ignite") for v in summary.imports.values()) or any(
@@ -517,8 +543,17 @@ class _FunctionReader:
                 self.summary.has_loop = True
                 if isinstance(node, (ast.For, ast.AsyncFor)):
                     self._bind(node.target, self._taint_of(node.iter), Kind.UNKNOWN)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    expr = item.context_expr
+                    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in SYNC_GATED_CONTEXTS:
+                        self.summary.sync_gated.append((node.lineno, node.end_lineno or node.lineno))
             elif isinstance(node, ast.Assign):
                 taint, kind = self._taint_of(node.value), self.kind_of(node.value)
+                if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "prepare":
+                    for target in node.targets:
+                        elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                        self.summary.prepared.update(_bound_names(elements, self.self_name))
                 self._note_optimizer(node.value, node.targets)
                 self._note_constructor(node.value, node.targets)
                 for target in node.targets:
@@ -778,12 +813,9 @@ class _FunctionReader:
             if call.args:
                 self._backward(call.args[0], "torch.autograd", call)
         elif method == "backward":
-            if call.args and not (isinstance(receiver, ast.Name) and receiver.id in self.taint and not call.keywords):
-                # ``accelerator.backward(loss)``, ``fabric.backward(loss)``: the loss is the argument
-                # (a tensor's own ``backward`` takes a gradient, rarely positionally).
-                if self._looks_like_wrapper(receiver):
-                    self._backward(call.args[0], "accelerator", call)
-                    return
+            if call.args and self._looks_like_wrapper(receiver, call.args[0]):
+                self._backward(call.args[0], "accelerator", call)
+                return
             self._backward(receiver, None, call)
         elif method == "manual_backward" and call.args:
             self._backward(call.args[0], "manual_backward", call)
@@ -794,17 +826,28 @@ class _FunctionReader:
                 elif self._is_optimizer(receiver):
                     summary.steps.append(StepCall(self.target_of(receiver), self._known_optimizer(receiver), call.lineno))
         elif method == "zero_grad":
-            summary.zero_grads.append(self.target_of(receiver))
+            summary.zero_grads.append(ZeroGradCall(self.target_of(receiver), call.lineno))
 
     def _param_of(self, node: ast.AST) -> Set[str]:
         if isinstance(node, ast.Name) and node.id in self.summary.params and node.id != self.self_name:
             return {node.id}
         return set()
 
-    def _looks_like_wrapper(self, receiver: ast.AST) -> bool:
+    def _looks_like_wrapper(self, receiver: ast.AST, argument: ast.expr) -> bool:
+        """Is ``receiver.backward(argument)`` a wrapper's backward of the loss ``argument``?
+
+        A tensor's own ``backward`` takes a gradient; ``accelerator.backward(loss)``,
+        ``fabric.backward(loss)`` take the loss.
+        """
         spelled = dotted(receiver) or ""
         last = spelled.rsplit(".", 1)[-1]
-        return bool(re.search(r"accelerator|fabric|trainer|strategy|precision|engine|booster|self", last, re.IGNORECASE))
+        if re.search(r"accelerator|fabric|trainer|strategy|precision|engine|booster|self", last, re.IGNORECASE):
+            return True
+        built = self.summary.local_constructors.get(spelled) or self.module.assigned_calls.get(spelled)
+        if built is not None and built in WRAPPERS:
+            return True
+        named = dotted(argument) or ""
+        return "loss" in named.rsplit(".", 1)[-1].lower()
 
     def _backward(self, tensor: ast.AST, via: Optional[str], call: ast.Call) -> None:
         if via is None and isinstance(tensor, ast.Call) and isinstance(tensor.func, ast.Attribute) and tensor.func.attr == "scale" and tensor.args:
@@ -845,6 +888,17 @@ class _FunctionReader:
                 elif spelled is not None:
                     via.append(spelled)
         return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via))
+
+
+def _bound_names(targets: Iterable[ast.expr], self_name: Optional[str]) -> Set[str]:
+    """``model``, ``opt`` and ``self.opt`` (as ``self.opt``) among assignment targets."""
+    found = set()
+    for target in targets:
+        if isinstance(target, ast.Name):
+            found.add(target.id)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            found.add(f"self.{target.attr}")
+    return found
 
 
 def _is_scaler_name(receiver: ast.AST) -> bool:
