@@ -298,6 +298,8 @@ class Accumulation:
     value: Val
     loops: Tuple[cst.CSTNode, ...]
     kind: str
+    #: True when ``target`` was assigned earlier in the same iteration of the innermost loop
+    reset_in_iteration: bool = False
 
 
 @dataclass
