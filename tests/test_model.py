@@ -614,3 +614,35 @@ def test_accelerate_backward_accumulate_and_prepare():
     assert [z.line for z in body.zero_grads] == [10]
     assert body.in_sync_gated(10) and not body.in_sync_gated(12)
     assert body.has_loop
+
+
+def test_recording_lists_the_project_files_consulted(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "lib.py": "def f(x):\n    return x\n", "other.py": "", "main.py": "from lib import f\n"})
+    project = Project.for_path(tmp_path / "main.py")
+    with project.recording() as consulted:
+        model = model_of(tmp_path, "main.py")
+        model.resolve("f")
+    assert consulted == {str((tmp_path / "main.py").resolve()), str((tmp_path / "lib.py").resolve())}
+    assert project.bytes_of(tmp_path / "lib.py") == (tmp_path / "lib.py").read_bytes()
+
+
+def test_cached_result_is_dropped_when_an_imported_file_changes(tmp_path, monkeypatch):
+    from autofix import api, engine
+    from autofix.types import FileResult, Options
+
+    write(tmp_path, {"pyproject.toml": "", "lib.py": "def f(x):\n    return x\n", "main.py": "from lib import f\n"})
+    real = engine.check_source
+
+    def check_asking_about_lib(source, path, rules, options=None, project=None):
+        # Stands for a rule that resolves an imported name through the project.
+        model = model_for_source(source, path, project)
+        assert model is not None and model.resolve("f") is not None
+        return real(source, path, rules, options, project)
+
+    monkeypatch.setattr(engine, "check_source", check_asking_about_lib)
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    main = str(tmp_path / "main.py")
+    assert isinstance(api.check_file(main, options), FileResult)
+    assert api.cached_result(main, options) is not None
+    (tmp_path / "lib.py").write_text("def f(x):\n    return x.item()\n")
+    assert api.cached_result(main, options) is None  # lib.py changed: the stored result is stale
