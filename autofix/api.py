@@ -171,3 +171,34 @@ def _relative(path: str, root: Optional[str]) -> str:
     except ValueError:  # another drive on Windows
         return path
     return path if relative.startswith(os.pardir) else relative
+
+
+def run_doctor(
+    command: str,
+    paths: Sequence[str],
+    options: Optional[Options] = None,
+    settings: Optional[object] = None,
+    *,
+    root: Optional[str] = None,
+    jobs: Optional[int] = None,
+    exclude: Optional[Sequence[str]] = None,
+    extend_exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+):
+    """``autofix --run``: run ``command`` in a copy of ``root`` and diagnose it (see :mod:`autofix.doctor`).
+
+    ``paths`` (default ``.``) are where findings and fixes may go; returns a
+    :class:`autofix.doctor.DoctorReport` whose ``results`` hold the static
+    findings on those files with runtime evidence merged in.
+    """
+    from autofix.doctor import DEFAULT_STEPS, diagnose_command
+    from autofix.verify.settings import VerifySettings
+
+    paths = list(paths) or [os.curdir]
+    options = options or Options()
+    settings = settings or VerifySettings(max_steps=DEFAULT_STEPS)
+    files, problems = discover(
+        paths, exclude=exclude, extend_exclude=extend_exclude, respect_gitignore=respect_gitignore
+    )
+    static = [*problems, *check_paths(files, options, jobs=jobs)]
+    return diagnose_command(command, root or os.getcwd(), paths, files, options, settings, static)

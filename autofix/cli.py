@@ -49,6 +49,7 @@ class Failure(click.ClickException):
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary; findings, diffs and errors only.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True)
+@click.option("--run", "run_command", metavar="CMD", help="Doctor: run CMD under the recorder; report findings with runtime evidence (fix with --diff/--write).")
 @click.option("--verify", is_flag=True, help="Run the gradient verifier on each changed file.")
 @click.option("--verify-cmd", metavar="CMD", help="Verify by running CMD against the original and the patched tree.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True, help="Where verification runs.")
@@ -116,6 +117,8 @@ def _run(ctx: click.Context, **f: Any) -> int:
     if stdin_name is not None:
         source = sys.stdin.buffer.read()
         results = [api.fix_source(source, stdin_name, options)]
+    elif f["run_command"]:
+        results = _doctor(paths, options, config, f)
     else:
         results = _check_tree(paths or [os.curdir], options, config, f, sys.stderr)
     if verifier is not None:
@@ -154,6 +157,13 @@ def _check_flags(f: Any, stdin_name: Optional[str]) -> None:
         raise Failure("--verify and --verify-cmd cannot be combined")
     if f["force"] and not f["write"]:
         raise Failure("--force only applies to --write")
+    if f["run_command"] is not None:
+        if stdin_name is not None:
+            raise Failure("--run runs a command on a tree; it cannot be combined with stdin")
+        if f["verify_cmd"]:
+            raise Failure("--run verifies with its own command; use --verify, not --verify-cmd")
+        if not f["run_command"].strip():
+            raise Failure("--run needs a command, e.g. --run \"python train.py\"")
     if stdin_name is not None:
         if f["verify_cmd"]:
             raise Failure("--verify-cmd verifies a tree; it cannot be combined with stdin")
@@ -209,9 +219,47 @@ def _check_tree(
     return sort_results([*problems, *checked])
 
 
+def _doctor(paths: List[str], options: Options, config: configuration.Config, f: Any) -> List[FileResult]:
+    """``--run CMD``: the static results of PATHS with the run's evidence merged in (see :mod:`autofix.doctor`)."""
+    from autofix.doctor import DEFAULT_STEPS
+
+    verify = _load_verifier()
+    settings = verify.VerifySettings(device=f["device"], max_steps=f["max_steps"] or DEFAULT_STEPS, timeout=f["timeout"])
+    report = api.run_doctor(
+        f["run_command"],
+        paths or [os.curdir],
+        options,
+        settings,
+        root=_command_root(paths),
+        jobs=f["jobs"],
+        exclude=config.exclude,
+        extend_exclude=config.extend_exclude,
+        respect_gitignore=f["respect_gitignore"],
+    )
+    if not f["quiet"]:
+        click.echo(f"autofix --run: {report.summary}", err=True)
+    return report.results
+
+
+def _command_root(paths: List[str]) -> str:
+    # The command is written relative to where the user stands, so the project
+    # copied for it is the working directory whenever it holds the paths.
+    root = configuration.common_root(paths or [os.curdir])
+    cwd = os.getcwd()
+    if os.path.commonpath([root, cwd]) == cwd:
+        root = cwd
+    return root
+
+
 def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) -> List[FileResult]:
     from autofix import verification
 
+    if f["run_command"]:
+        from autofix.doctor import DEFAULT_STEPS
+
+        # --run --verify: the doctor's own command proves its fixes.
+        settings = verification.settings(verify, f["device"], f["max_steps"] or DEFAULT_STEPS, f["timeout"])
+        return verification.verify_tree(verify, results, f["run_command"], _command_root(paths), settings)
     settings = verification.settings(verify, f["device"], f["max_steps"], f["timeout"])
     if f["verify_cmd"]:
         # The command is written relative to where the user stands

@@ -60,6 +60,27 @@ class FixInfo:
 
 
 @dataclass(frozen=True)
+class Location:
+    """A place in a file (1-based line) that a piece of evidence points at."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a run of the user's program showed about a finding (``autofix --run``)."""
+
+    #: ``runtime``: observed in a run of the user's command.
+    kind: str
+    #: The optimizer step (1-based) during which it was observed; 0 before the first step.
+    step: int
+    #: One clause, e.g. ``step 2 raised "Trying to backward ..."; the graph was freed by the backward at train.py:47``.
+    message: str
+    related: Tuple[Location, ...] = ()
+
+
+@dataclass(frozen=True)
 class Finding:
     """One reported problem. Lines and columns are 1-based (DESIGN.md)."""
 
@@ -72,10 +93,23 @@ class Finding:
     end_line: int
     end_column: int
     fix: Optional[FixInfo] = None
+    #: Runtime evidence from ``autofix --run`` (``None`` for static findings).
+    evidence: Optional[Evidence] = None
 
     @property
     def fixable(self) -> bool:
         return self.fix is not None
+
+    @property
+    def full_message(self) -> str:
+        """The message with its runtime evidence, before a closing ``(no fix: ...)`` clause."""
+        if self.evidence is None:
+            return self.message
+        clause = f"(at run time: {self.evidence.message})"
+        head, marker, tail = self.message.rpartition(" (no fix: ")
+        if marker and tail.endswith(")"):
+            return f"{head} {clause}{marker}{tail}"
+        return f"{self.message} {clause}"
 
 
 #: Verdicts under which a fix counts as verified (``--write --verify`` writes it).

@@ -364,7 +364,8 @@ def test_json_format_is_the_documented_schema(demo):
     assert files["a.py"]["changed"] is True and files["a.py"]["error"] is None
     assert files["bad.py"]["error"].startswith("syntax error")
     first, second = doc["findings"]
-    assert set(first) == {"path", "code", "name", "message", "line", "column", "end_line", "end_column", "fix"}
+    assert set(first) == {"path", "code", "name", "message", "line", "column", "end_line", "end_column", "fix", "evidence"}
+    assert first["evidence"] is None  # only findings of `--run` carry runtime evidence
     assert (first["code"], first["name"], first["line"], first["column"]) == ("AF901", "demo-inplace-relu", 4, 1)
     assert first["fix"]["applicability"] == "safe"
     assert first["fix"]["diff"].startswith("--- a/a.py\n+++ b/a.py\n")

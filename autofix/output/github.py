@@ -36,7 +36,7 @@ def annotation(finding: Finding) -> str:
             f"title={_property(f'{finding.code} {finding.name}')}",
         ]
     )
-    return f"::error {props}::{_data(finding.message)}"
+    return f"::error {props}::{_data(finding.full_message)}"
 
 
 # The runner splits on these characters, so they are percent-encoded

@@ -58,4 +58,17 @@ def finding_entry(finding: Finding) -> Dict[str, Any]:
         "end_line": finding.end_line,
         "end_column": finding.end_column,
         "fix": fix,
+        "evidence": evidence_entry(finding),
+    }
+
+
+def evidence_entry(finding: Finding) -> Optional[Dict[str, Any]]:
+    evidence = finding.evidence
+    if evidence is None:
+        return None
+    return {
+        "kind": evidence.kind,
+        "step": evidence.step,
+        "message": evidence.message,
+        "related": [{"path": r.path, "line": r.line} for r in evidence.related],
     }

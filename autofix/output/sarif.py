@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import autofix
 from autofix import registry
-from autofix.output.json import verification_entry
+from autofix.output.json import evidence_entry, verification_entry
 from autofix.report import Outcome, decode
 from autofix.types import FileResult, Finding, TextEdit
 
@@ -93,7 +93,7 @@ def _result(finding: Finding, file: FileResult, lines: List[str], index: Dict[st
     entry: Dict[str, Any] = {
         "ruleId": finding.code,
         "level": "error",
-        "message": {"text": finding.message},
+        "message": {"text": finding.full_message},
         "locations": [
             {
                 "physicalLocation": {
@@ -110,6 +110,15 @@ def _result(finding: Finding, file: FileResult, lines: List[str], index: Dict[st
     }
     if finding.code in index:
         entry["ruleIndex"] = index[finding.code]
+    if finding.evidence is not None:
+        entry["relatedLocations"] = [
+            {
+                "id": number,
+                "physicalLocation": {"artifactLocation": _artifact(r.path), "region": {"startLine": r.line}},
+                "message": {"text": "runtime evidence"},
+            }
+            for number, r in enumerate(finding.evidence.related)
+        ]
     if finding.fix is not None:
         entry["fixes"] = [
             {
@@ -127,6 +136,8 @@ def _result(finding: Finding, file: FileResult, lines: List[str], index: Dict[st
         properties["applicability"] = finding.fix.applicability.value
     if file.verification is not None:
         properties["verification"] = verification_entry(file.verification)
+    if finding.evidence is not None:
+        properties["evidence"] = evidence_entry(finding)
     entry["properties"] = properties
     return entry
 

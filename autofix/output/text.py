@@ -61,7 +61,7 @@ def emit(outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> 
 def finding_line(finding: Finding, outcome: Outcome, style: _Style = _Style(False)) -> str:
     marker = style.marker("[*] ") if outcome.will_fix(finding) else ""
     where = style.path(f"{finding.path}:{finding.line}:{finding.column}:")
-    return f"{where} {style.code(finding.code)} {marker}{finding.message}"
+    return f"{where} {style.code(finding.code)} {marker}{finding.full_message}"
 
 
 def verification_text(verification: Verification, style: _Style = _Style(False)) -> str:

@@ -58,6 +58,7 @@ def prepare(config: Dict[str, Any]):
         clone_saved=bool(config.get("clone_saved", False)),
         live_graph_steps=int(config.get("live_graph_steps", 10)),
         record_bytes=int(config.get("record_bytes", 256 << 20)),
+        evidence=config.get("doctor"),
     )
     recorder.install()
     return recorder

@@ -7,6 +7,11 @@ contributions since the previous step, for AF104's invariant), the bytes of
 saved tensors a backward left alive (what ``retain_graph=True`` costs, AF106),
 and the live autograd graph kept alive after each of the first steps (AF105's
 leak).
+
+With ``evidence`` (a doctor run, ``autofix --run``) it also hands every event
+to :class:`autofix.doctor.evidence.Evidence`: call sites, shared nodes, the
+holders of the live graph, and on a focused re-run the forward traces and
+in-place writes that explain a failure.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ import os
 import sys
 import traceback
 import types
+import warnings
 import weakref
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
@@ -34,6 +40,7 @@ class Recorder:
         live_graph_steps: int,
         record_bytes: int = 256 << 20,
         clone_saved: bool = False,
+        evidence: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.record_path = record_path
         self.max_steps = max_steps
@@ -62,6 +69,12 @@ class Recorder:
         self._leaf_refs: Dict[int, Any] = {}
         self._handles: List[Any] = []
         self._written = False
+        self.evidence: Any = None
+        if evidence is not None:
+            # Only doctor runs pay for the import (and the evidence).
+            from autofix.doctor.evidence import Evidence
+
+            self.evidence = Evidence(evidence)
 
     # ----------------------------------------------------------------- install
 
@@ -103,9 +116,11 @@ class Recorder:
             if recorder.recording:
                 recorder._created.append(weakref.ref(module))
 
-        torch.nn.Module.__init__ = init
+        torch.nn.Module.__init__ = init  # type: ignore[method-assign,assignment]
         self._handles.append(optimizer_mod.register_optimizer_step_pre_hook(self._on_step_pre))
         self._handles.append(optimizer_mod.register_optimizer_step_post_hook(self._on_step_post))
+        if self.evidence is not None:
+            self.evidence.install(self.step_count)
 
     @property
     def recording(self) -> bool:
@@ -124,7 +139,7 @@ class Recorder:
         # Creation order is the same in both runs even when a patch calls a model
         # layer by layer instead of as a whole.
         self._created = [ref for ref in self._created if ref() is not None]
-        modules = [ref() for ref in self._created]
+        modules = [m for m in (ref() for ref in self._created) if m is not None]
         children = {id(c) for m in modules for c in m.modules() if c is not m}
         roots = [m for m in modules if id(m) not in children]
         seen_labels: Dict[str, int] = {}
@@ -164,11 +179,15 @@ class Recorder:
             return self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         grad_fns = [t.grad_fn for t in roots if isinstance(t, torch.Tensor)]
-        nodes, leaves = walk_graph(grad_fns)
+        graph, leaves = walk_graph_nodes(grad_fns)
+        nodes = len(graph)
         before = {}
         for leaf in leaves:
             before[id(leaf)] = None if leaf.grad is None else leaf.grad.detach().clone()
-        result = self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+        if self.evidence is None:
+            result = self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+        else:
+            result = self._backward_with_evidence(graph, (tensors, grad_tensors, retain_graph, create_graph, *args), kwargs)
         if self._stepped_since_backward:
             self._pending.clear()
             self._after.clear()
@@ -191,6 +210,24 @@ class Recorder:
         retained = retained_saved_bytes(grad_fns) if kept else 0
         self.backwards.append({"step": self.step_count, "nodes": nodes, "retained_bytes": retained})
         self.backward_count += 1
+        return result
+
+    def _backward_with_evidence(self, graph: Dict[int, Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+        evidence = self.evidence
+        index = evidence.before_backward(graph, args[2], self.step_count)
+        with warnings.catch_warnings(record=True) as caught:
+            if evidence.focused:
+                # Anomaly mode names the failing node's forward trace in a warning.
+                warnings.simplefilter("always")
+            try:
+                result = self._original_backward(*args, **kwargs)
+            except BaseException as exc:
+                evidence.backward_failed(exc, index, graph, [str(w.message) for w in caught])
+                raise
+        for warning in caught if not evidence.focused else ():
+            # Not ours to swallow: hand the user's warnings on as Python would have.
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+        evidence.after_backward(index, graph)
         return result
 
     # -------------------------------------------------------------------- step
@@ -218,13 +255,19 @@ class Recorder:
                 left = self._after.get(id(param))
                 after[name] = None if left is None else left.to("cpu", copy=True)
         self.steps.append({"optimizer": index, "grads": grads, "pending": pending, "after_backward": after})
+        if self.evidence is not None:
+            self.evidence.on_step(self.step_count)
         for table in (grads, pending, after):
             self.recorded_bytes += sum(t.numel() * t.element_size() for t in table.values() if t is not None)
 
     def _on_step_post(self, optimizer, args, kwargs):
         self.step_count += 1
         self._stepped_since_backward = True
-        if self.step_count <= self.live_graph_steps:
+        if self.evidence is not None:
+            size = self.evidence.after_step(self.step_count, sys._getframe(1))
+            if size is not None and self.step_count <= self.live_graph_steps:
+                self.live_graph.append(size)
+        elif self.step_count <= self.live_graph_steps:
             self.live_graph.append(live_graph_size())
         if self.max_steps is not None and self.step_count >= self.max_steps:
             self.finish("stopped")
@@ -263,6 +306,8 @@ class Recorder:
             "device": str(torch.empty(0).device),
             "torch": str(torch.__version__),
         }
+        if self.evidence is not None:
+            record["evidence"] = self.evidence.export()
         temporary = self.record_path + ".tmp"
         torch.save(record, temporary)
         os.replace(temporary, self.record_path)
@@ -278,6 +323,12 @@ def _unpack_saved(tensor: torch.Tensor) -> torch.Tensor:
 
 def walk_graph(grad_fns) -> "tuple[int, list]":
     """Count the autograd nodes reachable from ``grad_fns``; return them and the leaves."""
+    seen, leaves = walk_graph_nodes(grad_fns)
+    return len(seen), leaves
+
+
+def walk_graph_nodes(grad_fns) -> "tuple[Dict[int, Any], list]":
+    """The autograd nodes reachable from ``grad_fns`` (by id) and the leaves."""
     stack = [fn for fn in grad_fns if fn is not None]
     seen = {id(fn): fn for fn in stack}
     leaves = []
@@ -290,7 +341,7 @@ def walk_graph(grad_fns) -> "tuple[int, list]":
             if child is not None and id(child) not in seen:
                 seen[id(child)] = child
                 stack.append(child)
-    return len(seen), leaves
+    return seen, leaves
 
 
 _SAVED_NAMES: Dict[type, List[str]] = {}
@@ -358,7 +409,7 @@ def live_graph_size() -> int:
             for item in vars(value).values():
                 visit(item, depth - 1)
 
-    frame = sys._getframe(1)
+    frame: Optional[types.FrameType] = sys._getframe(1)
     while frame is not None:
         for value in list(frame.f_locals.values()):
             visit(value, 2)
