@@ -161,9 +161,13 @@ def graph_freed(failure: Dict[str, Any], failing: Optional[Dict[str, Any]], step
     if freer:
         said += f"; the graph was freed by the backward at {_where(freer)}"
     carriers = failure.get("carriers") or []
-    earlier = any(s < failure.get("step", step - 1) for s in failure.get("old_steps") or [])
-    if carriers or earlier or failure.get("repeated_sites"):
-        return [d for d in _carried(failure, carriers, back_site, freer, step, said)]
+    index = int(failure.get("step", step - 1))
+    # Freed by a backward of an earlier optimizer step: the graph spans iterations. Before
+    # the first step (a loop without an optimizer) the sign is a forward line that made
+    # nodes both of the freed graph and of this one.
+    earlier = any(s < index for s in failure.get("old_steps") or [])
+    if earlier or (index == 0 and failure.get("repeated_sites")):
+        return _carried(failure, carriers, back_site, freer, step, said)
     if back_site is None:
         return []
     evidence = Evidence("runtime", step, said + f", and the backward at {_where(back_site)} went through it again", _related(back_site, freer))

@@ -48,6 +48,9 @@ class Evidence:
         self.focus_kind: Optional[str] = focus.get("kind")
         self.focus_from = int(focus.get("from_step", 0))
         self.holder_steps = int(config.get("holder_steps", 10))
+        #: Steps with evidence (as the recorder's ``record_steps``): a long run stays cheap and its record small.
+        self.record_steps = int(config.get("record_steps", 100))
+        self._since_step = 0
         self.backwards: List[Dict[str, Any]] = []
         self.steps: List[Dict[str, Any]] = []
         self.zero_grads: List[Dict[str, Any]] = []
@@ -137,6 +140,7 @@ class Evidence:
     def before_backward(self, nodes: Dict[int, Any], retain_graph: Any, step: int) -> int:
         """Called with the nodes the backward will traverse; returns its index."""
         index = len(self.backwards)
+        self._since_step += 1
         site = self.user_frame(sys._getframe(1))
         shared = sorted({self._window_index[i] for i in nodes if i in self._window_index})
         self.backwards.append(
@@ -214,6 +218,7 @@ class Evidence:
     def after_step(self, step_count: int, frame: Optional[types.FrameType]) -> Optional[int]:
         """Measure who holds the live graph; returns its size (None past ``holder_steps``)."""
         self.maybe_focus(step_count)
+        self._since_step = 0
         total: Optional[int] = None
         if step_count <= self.holder_steps:
             total, holders = self.measure_holders(frame)
@@ -224,8 +229,9 @@ class Evidence:
 
     def on_zero_grad(self, frame: Optional[types.FrameType]) -> None:
         step = len(self.steps)
-        since = sum(1 for b in self.backwards if b["step"] == step) if self.backwards else 0
-        self.zero_grads.append({"step": step, "after_backwards": since, "site": self.user_frame(frame)})
+        if step >= self.record_steps:
+            return
+        self.zero_grads.append({"step": step, "after_backwards": self._since_step, "site": self.user_frame(frame)})
 
     # ------------------------------------------------------------------ holders
 

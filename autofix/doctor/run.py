@@ -51,6 +51,7 @@ def run_once(
             "roots": [_into(os.path.abspath(p), root, tree) for p in paths] or [tree],
             "focus": focus,
             "holder_steps": settings.live_graph_steps,
+            "record_steps": settings.record_steps,
         }
         fork = _may_fork(settings.device)
         script = launcher.python_script_command(command, tree) if fork else None
