@@ -166,6 +166,8 @@ def merge(diagnoses: List[Any], static: Sequence[FileResult], files: Sequence[st
     attach: Dict[str, List[Tuple[Any, Optional[Finding]]]] = {}
     for diagnosis in diagnoses:
         path = os.path.abspath(diagnosis.path)
+        if diagnosis.code not in {rule.CODE for rule in api.rules_for(options, diagnosis.path)}:
+            continue  # --select / --ignore / per-file ignores apply to runtime findings too
         result = by_path.get(path)
         match = _matching(diagnosis, result.findings if result else ())
         attach.setdefault(path, []).append((diagnosis, match))

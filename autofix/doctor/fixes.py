@@ -35,22 +35,30 @@ class GuidedRule(Rule):
 
     def check(self) -> None:
         positions = self.context.metadata(PositionProvider)
-        wanted = {(d.line, d.guided.text if d.guided else None): d for d in self.DIAGNOSES}
+        statements = []
         for node in self.context.walk(self.context.module, prune=(cst.SimpleStatementLine,)):
-            if not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-                continue
-            line = positions[node].start.line
-            text = self.context.code_for(node).strip()
-            for (want_line, want_text), diagnosis in wanted.items():
-                if want_line != line:
-                    continue
-                if want_text is not None and _first_line(text) != _first_line(want_text):
-                    continue
-                fix = build_fix(diagnosis, node, self.context.code_for) if diagnosis.guided else None
-                message = diagnosis.message
-                if diagnosis.guided is not None and fix is None:
-                    message += " (no fix: the statement's shape is not one the doctor rewrites)"
-                self.reports.append(_report(diagnosis, message, node, fix))
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                span = positions[node]
+                statements.append((span.start.line, span.end.line, node))
+        for diagnosis in self.DIAGNOSES:
+            spot = self._statement(diagnosis, statements)
+            if spot is None:
+                continue  # a guided spot whose text changed: already fixed (or not ours)
+            fix = build_fix(diagnosis, spot, self.context.code_for) if diagnosis.guided else None
+            message = diagnosis.message
+            if diagnosis.guided is not None and fix is None:
+                message += " (no fix: the statement's shape is not one the doctor rewrites)"
+            self.reports.append(_report(diagnosis, message, spot, fix))
+
+    def _statement(self, diagnosis: Diagnosis, statements) -> Optional[cst.CSTNode]:
+        if diagnosis.guided is not None:
+            for start, _, node in statements:
+                if start == diagnosis.line and _first_line(self.context.code_for(node)) == _first_line(diagnosis.guided.text):
+                    return node
+            return None
+        # A frame's line may sit inside a statement that spans lines: take the innermost one holding it.
+        holding = [(end - start, node) for start, end, node in statements if start <= diagnosis.line <= end]
+        return min(holding, key=lambda item: item[0])[1] if holding else None
 
 
 def _first_line(text: str) -> str:
