@@ -214,7 +214,7 @@ def _fix_to_fixpoint(
     module = original
     data = b""
     for _ in range(options.max_passes):
-        fixes = [(r.code, r.fix) for r in reports if _allowed(r.fix, options)]
+        fixes = [(r.code, r.fix) for r in reports if r.fix is not None and _allowed(r.fix, options)]
         if not fixes:
             break
         new_module, codes = apply_fixes(module, positions, fixes)
@@ -322,9 +322,9 @@ def _ancestors(module: cst.Module, targets: Sequence[cst.CSTNode]) -> Set[int]:
     parents: Dict[int, cst.CSTNode] = {}
     stack: List[cst.CSTNode] = [module]
     while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[id(child)] = node
+        parent = stack.pop()
+        for child in children(parent):
+            parents[id(child)] = parent
             stack.append(child)
     keep: Set[int] = {id(module)}
     for target in targets:

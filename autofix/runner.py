@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import signal
 from multiprocessing.connection import Connection, wait
-from typing import Deque, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from autofix import api
 from autofix.types import FileResult, Options
@@ -87,7 +87,8 @@ def warm(options: Options) -> None:
 # --------------------------------------------------------------------------- the pool
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> Any:
+    # A fork or spawn context; typeshed's BaseContext lacks the Process both have.
     if "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
@@ -114,7 +115,7 @@ def _worker(conn: Connection, options: Options) -> None:
 
 
 class _Worker:
-    def __init__(self, context: multiprocessing.context.BaseContext, options: Options) -> None:
+    def __init__(self, context: Any, options: Options) -> None:
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(target=_worker, args=(child, options), daemon=True)
         self.process.start()

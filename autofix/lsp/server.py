@@ -208,7 +208,8 @@ class AutofixLanguageServer(LanguageServer):
                 self.reported.add(message)
                 params = types.ShowMessageParams(type=types.MessageType.Warning, message=message)
                 # Called from the lint thread: only the event loop may write to the client.
-                self.event_loop.call_soon_threadsafe(self.window_show_message, params)
+                if self.event_loop is not None:
+                    self.event_loop.call_soon_threadsafe(self.window_show_message, params)
             return Options()
 
     def relint_all(self) -> None:
@@ -284,7 +285,7 @@ async def run_isolated(text: str, path: str, options: Options) -> Optional[FileR
 
 
 def _with_version(diagnostic: types.Diagnostic, version: Optional[int]) -> types.Diagnostic:
-    return attrs.evolve(diagnostic, data={**diagnostic.data, "version": version})
+    return attrs.evolve(diagnostic, data={**(diagnostic.data or {}), "version": version})
 
 
 def fixed_text(text: str, result: FileResult) -> Optional[str]:
@@ -351,7 +352,7 @@ def _workspace_edit(uri: str, version: Optional[int], edits: List[types.TextEdit
 def quick_fixes(linted: Linted, diagnostics: Sequence[types.Diagnostic]) -> List[types.CodeAction]:
     actions = []
     for diagnostic in diagnostics:
-        fix = diagnostic.data.get("fix")
+        fix = (diagnostic.data or {}).get("fix")
         if not fix:
             continue
         unsafe = fix["applicability"] == Applicability.UNSAFE.value
@@ -524,7 +525,7 @@ def create_server() -> AutofixLanguageServer:
             actions.extend(quick_fixes(linted, mine))
             actions.extend(suppressions(linted, mine))
         if _wants(only, FIX_ALL_KIND) and any(
-            d.data["fix"] and d.data["fix"]["applicability"] == "safe" for d in linted.diagnostics
+            ((d.data or {}).get("fix") or {}).get("applicability") == "safe" for d in linted.diagnostics
         ):
             edits = await fix_all(linted)
             if edits:
