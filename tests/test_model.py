@@ -646,3 +646,29 @@ def test_cached_result_is_dropped_when_an_imported_file_changes(tmp_path, monkey
     assert api.cached_result(main, options) is not None
     (tmp_path / "lib.py").write_text("def f(x):\n    return x.item()\n")
     assert api.cached_result(main, options) is None  # lib.py changed: the stored result is stale
+
+
+def test_function_at_a_line():
+    model = alone(
+        """
+        import torch
+
+        class Trainer:
+            @staticmethod
+            def helper(x):
+                return x
+
+            def fit(self, loader):
+                def inner(batch):
+                    return batch
+                for batch in loader:
+                    inner(batch)
+
+        for step in range(3):
+            pass
+        """
+    )
+    assert model.function_at(6).qualname == "Trainer.helper"
+    assert model.function_at(11).qualname == "Trainer.fit.inner"
+    assert model.function_at(13).qualname == "Trainer.fit"
+    assert model.function_at(16).qualname == "<module>"

@@ -43,6 +43,7 @@ How a rule queries it
     step.sync_gated, step.in_sync_gated(line)   # inside `with accelerator.accumulate(model):`
     step.prepared                   # names bound by accelerator.prepare(...): step/zero_grad sync-gated
     model.function("<module>")      # the module's own top-level statements (a script's loop)
+    model.function_at(line)         # the innermost function whose def spans a 1-based line
 
 Lines (``BackwardCall.line``, ``StepCall.line``, ``ZeroGradCall.line``,
 ``FunctionSummary.line``) are 1-based like LibCST's positions, so a rule

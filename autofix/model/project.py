@@ -29,6 +29,7 @@ from autofix.model.summaries import (
     AttrKind,
     ClassSummary,
     FunctionSummary,
+    MODULE_BODY,
     Kind,
     ModuleSummary,
     Returns,
@@ -283,6 +284,17 @@ class ModuleModel:
     def cls(self, qualname: str) -> Optional[ClassSummary]:
         """A class of this module by qualname."""
         return self.summary.classes.get(qualname)
+
+    def function_at(self, line: int) -> Optional[FunctionSummary]:
+        """The innermost function or method whose ``def`` spans ``line`` (1-based); the module body's
+        summary (``"<module>"``) when no function does."""
+        best: Optional[FunctionSummary] = None
+        for function in self.summary.functions.values():
+            if function.qualname == MODULE_BODY:
+                continue
+            if function.line <= line <= function.end_line and (best is None or function.line >= best.line):
+                best = function
+        return best or self.summary.functions.get(MODULE_BODY)
 
     def functions(self) -> Iterator[FunctionSummary]:
         return iter(self.summary.functions.values())

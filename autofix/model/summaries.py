@@ -141,6 +141,8 @@ class FunctionSummary:
     class_name: Optional[str] = None
     #: dotted name of the module defining it (``""`` when unknown)
     module: str = ""
+    #: last line of the ``def`` (its first is :attr:`line`, the ``def`` keyword's line)
+    end_line: int = 0
     decorators: Tuple[str, ...] = ()
     backward_calls: List[BackwardCall] = field(default_factory=list)
     steps: List[StepCall] = field(default_factory=list)
@@ -520,7 +522,7 @@ class _FunctionReader:
         self.node = node
         self.module = module
         self.summary = FunctionSummary(
-            node.name, qualname, tuple(params), node.lineno, class_name, module.name,
+            node.name, qualname, tuple(params), node.lineno, class_name, module.name, node.end_lineno or node.lineno,
             tuple(d for d in (dotted(dec.func if isinstance(dec, ast.Call) else dec) for dec in node.decorator_list) if d),
         )
         self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
