@@ -8,6 +8,8 @@ importing LibCST and the rules.
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+#: The name to ``pip install`` (the command and the import stay ``autofix``).
+DISTRIBUTION = "torch-autofix"
 
 __all__ = ["Applicability", "FileResult", "Finding", "Fix", "Options", "Rule", "check_file", "fix_source"]
 

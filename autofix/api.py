@@ -50,6 +50,7 @@ def fix_source(
 
     if isinstance(source, str):
         source = source.encode("utf-8")
+    options = options.for_path(path)
     return engine.check_source(source, path, rules_for(options, path), options, project)
 
 
@@ -66,6 +67,7 @@ def check_file(path: Union[str, "os.PathLike[str]"], options: Options = _DEFAULT
             source = handle.read()
     except OSError as exc:
         return FileResult(name, None, None, error=f"cannot read file: {exc.strerror or exc}")
+    options = options.for_path(name)
     from autofix import engine
 
     if options.cache_dir is None:
@@ -95,6 +97,7 @@ def check_file(path: Union[str, "os.PathLike[str]"], options: Options = _DEFAULT
 
 def cached_result(path: str, options: Options) -> Optional[FileResult]:
     """The cached result for ``path`` if there is a valid one; never checks, never imports LibCST."""
+    options = options.for_path(path)
     if options.cache_dir is None:
         return None
     from autofix.cache import Cache

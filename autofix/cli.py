@@ -10,14 +10,14 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import click
 
 import autofix
 from autofix import api, registry
 from autofix import config as configuration
-from autofix.output import FORMATS, emit
+from autofix.output import FORMATS, OUTPUT_FORMATS, emit
 from autofix.report import Mode, Outcome, sort_results
 from autofix.types import FileResult, Options
 
@@ -39,11 +39,24 @@ class Failure(click.ClickException):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--diff", is_flag=True, help="Print the unified diff of all fixes; write nothing.")
-@click.option("--write", is_flag=True, help="Apply fixes in place (atomically).")
+@click.option("--write", "--fix", "write", is_flag=True, help="Apply fixes in place (atomically); --fix is the same flag.")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes marked unsafe.")
 @click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to check (e.g. AF101,AF104).")
+@click.option("--extend-select", metavar="CODES", help="Codes or prefixes to check in addition to the selection.")
 @click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to skip.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--fixable", metavar="CODES", help="Only these codes' fixes are applied.")
+@click.option("--unfixable", metavar="CODES", help="These codes' fixes are never applied (the findings are still reported).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format (default: text).")
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default=None,
+    help="ruff's spelling: concise (one line per finding, as --format text), full (adds a code frame and the fix), json, sarif, github.",
+)
+@click.option("--statistics", is_flag=True, help="Show the number of findings per rule, and which are fixable, instead of the findings.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied (--write) or proposed (--diff), per file.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means an error in autofix).")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --write: exit 1 when files were changed, even if everything was fixed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel workers (default: all cores).")
 @click.option("--stdin-filename", metavar="NAME", help="Read the source from stdin; NAME drives config, messages and diff headers.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
@@ -74,11 +87,12 @@ def cli(ctx: click.Context, **flags: Any) -> None:
     except (configuration.ConfigError, registry.UnknownRuleError) as exc:
         raise Failure(str(exc)) from None
     except Exception as exc:  # an autofix bug: say so, exit 2, keep the traceback available
+        hint = ""
         if os.environ.get("AUTOFIX_TRACEBACK"):
             traceback.print_exc()
-        raise Failure(
-            f"internal error: {type(exc).__name__}: {exc} (AUTOFIX_TRACEBACK=1 shows the traceback)"
-        ) from None
+        else:
+            hint = " (AUTOFIX_TRACEBACK=1 shows the traceback)"
+        raise Failure(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
     ctx.exit(code)
 
 
@@ -107,25 +121,29 @@ def _run(ctx: click.Context, **f: Any) -> int:
         click.echo(explain(f["explain"]))
         return 0
     paths, stdin_name = _inputs(f)
+    f["fmt"], full = _format(f)
     _check_flags(f, stdin_name)
     mode = Mode.from_flags(f["diff"], f["write"])
-    verifier = _load_verifier() if f["verify"] or f["verify_cmd"] else None
-    start = stdin_name if stdin_name not in (None, STDIN) else (paths[0] if paths else os.curdir)
-    config = configuration.discover(start)
-    options = _options(f, config, fix=mode is not Mode.CHECK or verifier is not None)
+    verifier, verify_problem = _load_verifier(f)
+    overrides = _overrides(f, fix=mode is not Mode.CHECK or verifier is not None)
 
     if stdin_name is not None:
         source = sys.stdin.buffer.read()
+        start = stdin_name if stdin_name != STDIN else os.curdir
+        options = configuration.discover(start).options(**overrides)
         results = [api.fix_source(source, stdin_name, options)]
     elif f["run_command"]:
         results = _doctor(paths, options, config, f)
     else:
-        results = _check_tree(paths or [os.curdir], options, config, f, sys.stderr)
+        results, options = _check_tree(paths or [os.curdir], overrides, f, sys.stderr)
     if verifier is not None:
         results = _verify(verifier, results, paths, f)
     written: Tuple[str, ...] = ()
     held: Tuple[Tuple[str, str], ...] = ()
-    if mode is Mode.WRITE and stdin_name is not None:
+    if mode is Mode.WRITE and verify_problem is not None:
+        # Verification was asked for and cannot run: nothing unverified is written.
+        held = tuple((r.path, f"not verified: {verify_problem}") for r in results if r.changed)
+    elif mode is Mode.WRITE and stdin_name is not None:
         written, held = _print_fixed(results[0], source, f["force"])
     elif mode is Mode.WRITE:
         from autofix.writeback import write_back
@@ -133,10 +151,36 @@ def _run(ctx: click.Context, **f: Any) -> int:
         results, written, held = write_back(results, force=f["force"])
 
     outcome = Outcome(
-        mode, results, options, written=written, held_back=held, quiet=f["quiet"], stdin=stdin_name is not None
+        mode,
+        results,
+        options,
+        written=written,
+        held_back=held,
+        quiet=f["quiet"],
+        stdin=stdin_name is not None,
+        exit_zero=f["exit_zero"],
+        exit_non_zero_on_fix=f["exit_non_zero_on_fix"],
+        full=full,
+        statistics=f["statistics"],
+        show_fixes=f["show_fixes"],
     )
     emit(f["fmt"], outcome, sys.stdout, sys.stderr, color=_color(f["color"], sys.stdout))
+    if verify_problem is not None:
+        # The report and the diff are out; only the verification failed to run.
+        click.echo(f"autofix: error: {verify_problem}", err=True)
+        return 2
     return outcome.return_code
+
+
+def _format(f: Any) -> Tuple[str, bool]:
+    """(output format module, whether text shows code frames) from --format / --output-format."""
+    chosen = f["output_format"]
+    if chosen is None:
+        return f["fmt"] or "text", False
+    fmt = "text" if chosen in ("concise", "full") else chosen
+    if f["fmt"] is not None and f["fmt"] != fmt:
+        raise Failure(f"--format {f['fmt']} and --output-format {chosen} disagree; give one")
+    return fmt, chosen == "full"
 
 
 def _inputs(f: Any) -> Tuple[List[str], Optional[str]]:
@@ -171,20 +215,26 @@ def _check_flags(f: Any, stdin_name: Optional[str]) -> None:
             raise Failure("--write on stdin prints the fixed source; use --format text")
 
 
-def _load_verifier() -> Any:
+def _load_verifier(f: Any) -> Tuple[Any, Optional[str]]:
+    """(the verifier, None), (None, why it cannot run), or (None, None) when not asked for."""
+    flag = "--verify" if f["verify"] else "--verify-cmd" if f["verify_cmd"] else None
+    if flag is None:
+        return None, None
     from autofix.verification import VerifierUnavailable, load_verifier
 
     try:
-        return load_verifier()
+        return load_verifier(flag), None
     except VerifierUnavailable as exc:
-        raise Failure(f"cannot verify: {exc}") from None
+        return None, str(exc)
 
 
 def _print_fixed(
     result: FileResult, source: bytes, force: bool
 ) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, str], ...]]:
     """``--write`` on stdin: the fixed source replaces it on stdout, byte for byte."""
-    data, written, held = source, (), ()
+    data = source
+    written: Tuple[str, ...] = ()
+    held: Tuple[Tuple[str, str], ...] = ()
     if result.changed and _may_write(result, force):
         assert result.fixed is not None
         data, written = result.fixed, (result.path,)
@@ -196,27 +246,46 @@ def _print_fixed(
     return written, held
 
 
-def _options(f: Any, config: configuration.Config, *, fix: bool) -> Options:
-    return config.options(
-        select=configuration.parse_codes(f["select"], "--select") if f["select"] is not None else None,
-        ignore=configuration.parse_codes(f["ignore"], "--ignore") if f["ignore"] is not None else None,
-        unsafe_fixes=f["unsafe_fixes"],
-        fix=fix,
-    )
+def _overrides(f: Any, *, fix: bool) -> Dict[str, Any]:
+    """The command line's settings, which win over every file's configuration."""
+
+    def codes(flag: str) -> Optional[Tuple[str, ...]]:
+        value = f[flag.replace("-", "_")]
+        return configuration.parse_codes(value, f"--{flag}") if value is not None else None
+
+    return {
+        "select": codes("select"),
+        "extend_select": codes("extend-select") or (),
+        "ignore": codes("ignore"),
+        "fixable": codes("fixable"),
+        "unfixable": codes("unfixable") or (),
+        "unsafe_fixes": f["unsafe_fixes"],
+        "fix": fix,
+    }
 
 
 def _check_tree(
-    paths: List[str], options: Options, config: configuration.Config, f: Any, stderr: TextIO
-) -> List[FileResult]:
-    files, problems = api.discover(
-        paths,
-        exclude=config.exclude,
-        extend_exclude=config.extend_exclude,
-        respect_gitignore=f["respect_gitignore"],
-    )
+    paths: List[str], overrides: Dict[str, Any], f: Any, stderr: TextIO
+) -> Tuple[List[FileResult], Options]:
+    """Each path walked with its own configuration's excludes, each file checked with its own."""
+    resolver = configuration.Resolver()
+    files: List[str] = []
+    problems: List[FileResult] = []
+    for config, group in resolver.group(paths):
+        found, missing = api.discover(
+            group,
+            exclude=config.exclude,
+            extend_exclude=config.extend_exclude,
+            respect_gitignore=f["respect_gitignore"],
+        )
+        named = {os.path.normpath(p) for p in group}
+        files.extend(p for p in found if p in named or not resolver.excluded(p))
+        problems.extend(missing)
+    files = sorted(set(files))
+    options = resolver.options(files, **overrides)
     stream = api.check_paths(files, options, jobs=f["jobs"])
     checked = _progress(stream, len(files), "Checking", f, stderr, minimum=PROGRESS_MIN_FILES)
-    return sort_results([*problems, *checked])
+    return sort_results([*problems, *checked]), options
 
 
 def _doctor(paths: List[str], options: Options, config: configuration.Config, f: Any) -> List[FileResult]:

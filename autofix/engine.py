@@ -192,8 +192,8 @@ def _finding(path: str, report: Report, positions, fix: Optional[FixInfo]) -> Fi
     )
 
 
-def _allowed(fix: Optional[Fix], options: Options) -> bool:
-    return fix is not None and (fix.applicability is Applicability.SAFE or options.unsafe_fixes)
+def _allowed(report: Report, options: Options) -> bool:
+    return report.fix is not None and options.may_fix(report.code, report.fix.applicability)
 
 
 # --------------------------------------------------------------------------- fixing
@@ -214,7 +214,7 @@ def _fix_to_fixpoint(
     module = original
     data = b""
     for _ in range(options.max_passes):
-        fixes = [(r.code, r.fix) for r in reports if r.fix is not None and _allowed(r.fix, options)]
+        fixes = [(r.code, r.fix) for r in reports if r.fix is not None and _allowed(r, options)]
         if not fixes:
             break
         new_module, codes = apply_fixes(module, positions, fixes)
@@ -232,7 +232,7 @@ def _fix_to_fixpoint(
         reports, context = _lint(wrapper, rules, path, _text(data, module), project)
         positions = context.metadata(PositionProvider)
     else:
-        if any(_allowed(r.fix, options) for r in reports):
+        if any(_allowed(r, options) for r in reports):
             raise RuntimeError(f"fixes did not converge after {options.max_passes} passes")
     if module is original:
         return b"", ()  # nothing applied: the caller hands back the input itself

@@ -3,14 +3,20 @@
 Modelled on black's ``WriteBack`` + ``Report``: the mode comes from
 ``--diff``/``--write``, and the exit code is defined here and nowhere else:
 
-* 0 — clean: no finding, no change, no per-file problem;
-* 1 — findings, changes (made or proposed), per-file problems (syntax error,
-  undecodable, unreadable, unwritable) or a verification that did not pass;
+* 0 — clean: no finding, no change, no per-file problem; after ``--write``
+  (as in ruff), also when every finding was fixed and written;
+* 1 — findings, proposed changes (``--diff``), findings ``--write`` left
+  unfixed, changes made when ``exit_non_zero_on_fix`` is set, per-file problems
+  (syntax error, undecodable, unreadable, unwritable) or a verification that
+  did not pass;
 * 2 — an internal error (a crash inside autofix); usage errors exit 2 in the CLI.
+
+``exit_zero`` (``--exit-zero``) turns every 1 into 0; internal errors still exit 2.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import io
 import tokenize
@@ -49,6 +55,16 @@ class Outcome:
     quiet: bool = False
     #: ``--stdin-filename``: "written" means printed on stdout.
     stdin: bool = False
+    #: ``--exit-zero``: findings and per-file problems do not fail the run.
+    exit_zero: bool = False
+    #: ``--exit-non-zero-on-fix``: ``--write`` exits 1 when it changed a file.
+    exit_non_zero_on_fix: bool = False
+    #: ``--output-format full``: a code frame and the fix's title under each finding.
+    full: bool = False
+    #: ``--statistics``: counts per rule instead of the findings.
+    statistics: bool = False
+    #: ``--show-fixes``: list the fixes applied or proposed, per file.
+    show_fixes: bool = False
     _diffs: Dict[str, str] = field(default_factory=dict, repr=False)
 
     # ----------------------------------------------------------------- findings
@@ -60,14 +76,16 @@ class Outcome:
     def will_fix(self, finding: Finding) -> bool:
         """The finding has a fix that the current settings apply (the ``[*]`` marker)."""
         fix = finding.fix
-        return fix is not None and (
-            fix.applicability is Applicability.SAFE or self.options.unsafe_fixes
-        )
+        return fix is not None and self.options.for_path(finding.path).may_fix(finding.code, fix.applicability)
 
     def hidden(self, finding: Finding) -> bool:
         """An unsafe fix left out because ``--unsafe-fixes`` is off."""
         fix = finding.fix
-        return fix is not None and not self.will_fix(finding)
+        if fix is None or fix.applicability is Applicability.SAFE or self.will_fix(finding):
+            return False
+        return dataclasses.replace(self.options.for_path(finding.path), unsafe_fixes=True).may_fix(
+            finding.code, fix.applicability
+        )
 
     def fixed(self, result: FileResult, finding: Finding) -> bool:
         """The finding is cured by the output (``--write``: by what was written)."""
@@ -138,9 +156,15 @@ class Outcome:
     def return_code(self) -> int:
         if any(r.internal_error for r in self.results):
             return 2
-        if self.findings or self.changed or self.errors or self.failed_verifications:
+        if self.exit_zero:
+            return 0
+        if self.errors or self.failed_verifications or self.held_back:
             return 1
-        return 0
+        if self.mode is Mode.WRITE:
+            if self.remaining() or any(r.path not in self.written for r in self.changed):
+                return 1
+            return 1 if self.exit_non_zero_on_fix and self.applied else 0
+        return 1 if self.findings or self.changed else 0
 
 
 def file_diff(result: FileResult) -> str:

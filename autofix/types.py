@@ -7,7 +7,10 @@ CLI, the language server and the verifier unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
@@ -111,6 +114,23 @@ class Finding:
             return f"{head} {clause}{marker}{tail}"
         return f"{self.message} {clause}"
 
+    @property
+    def no_fix_reason(self) -> Optional[str]:
+        """Why a finding has no fix: the rule's trailing ``(no fix: ...)`` clause, if any."""
+        match = NO_FIX.search(self.message)
+        return match.group("reason").strip() if match and self.fix is None else None
+
+    @property
+    def summary(self) -> str:
+        """The message without its ``(no fix: ...)`` clause (formats that show the reason apart)."""
+        if self.no_fix_reason is None:
+            return self.message
+        return NO_FIX.sub("", self.message).rstrip()
+
+
+#: The clause rules end a message with when they cannot offer a fix (DESIGN.md).
+NO_FIX = re.compile(r"\s*\(no fix: (?P<reason>.*)\)\s*$", re.DOTALL)
+
 
 #: Verdicts under which a fix counts as verified (``--write --verify`` writes it).
 PASSING_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
@@ -172,3 +192,32 @@ class Options:
     root: Optional[str] = None
     #: Where results are cached between runs (:mod:`autofix.cache`); ``None``: no cache.
     cache_dir: Optional[str] = None
+    #: Codes (or prefixes) whose fixes may be applied; ``None``: every code (``fixable``).
+    fixable: Optional[Tuple[str, ...]] = None
+    #: Codes (or prefixes) whose fixes are never applied (``unfixable``); they are still reported.
+    unfixable: Tuple[str, ...] = ()
+    #: (absolute config folder, options) pairs, deepest folder first: a file under
+    #: one of them is checked with those options (its nearest ``[tool.autofix]``),
+    #: any other file with these. See :meth:`for_path`.
+    scoped: Tuple[Tuple[str, "Options"], ...] = ()
+
+    def for_path(self, path: str) -> "Options":
+        """The options for ``path``: those of its nearest configuration (as ruff resolves them)."""
+        if not self.scoped:
+            return self
+        absolute = os.path.abspath(path)
+        for folder, options in self.scoped:
+            if absolute == folder or absolute.startswith(folder.rstrip(os.sep) + os.sep):
+                # Run-wide settings, not configuration: they come from the caller.
+                if options.cache_dir != self.cache_dir:
+                    options = dataclasses.replace(options, cache_dir=self.cache_dir)
+                return options
+        return self
+
+    def may_fix(self, code: str, applicability: Applicability) -> bool:
+        """Whether a fix of this rule and applicability is applied under these options."""
+        if applicability is not Applicability.SAFE and not self.unsafe_fixes:
+            return False
+        if any(code.startswith(prefix) for prefix in self.unfixable):
+            return False
+        return self.fixable is None or any(code.startswith(prefix) for prefix in self.fixable)

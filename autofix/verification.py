@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import os
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from autofix.types import FileResult
 
@@ -18,16 +19,19 @@ class VerifierUnavailable(RuntimeError):
     """``--verify`` was asked for but the verifier cannot be imported."""
 
 
-def load_verifier() -> Any:
-    """Import :mod:`autofix.verify` or say plainly why it cannot be used."""
+def load_verifier(flag: str = "--verify") -> Any:
+    """Import :mod:`autofix.verify` or say plainly why ``flag`` cannot be used."""
     try:
+        # The verifier imports torch only when it runs: ask for it now, before any work.
+        if importlib.util.find_spec("torch") is None:
+            raise ModuleNotFoundError("No module named 'torch'", name="torch")
         # import_module reads sys.modules, so a stand-in put there (tests) is honoured.
         verify = importlib.import_module("autofix.verify")
     except ModuleNotFoundError as exc:
         if exc.name == "torch":
-            raise VerifierUnavailable(
-                "verification needs PyTorch: pip install 'autofix[verify]'"
-            ) from exc
+            from autofix import DISTRIBUTION
+
+            raise VerifierUnavailable(f"{flag} needs torch: pip install '{DISTRIBUTION}[verify]'") from exc
         raise VerifierUnavailable(f"the verifier is not available in this installation ({exc})") from exc
     except ImportError as exc:
         raise VerifierUnavailable(f"the verifier cannot be imported: {exc}") from exc
@@ -60,7 +64,7 @@ def verify_tree(
     The one verdict is attached to every changed file.
     """
     changes: Dict[str, Tuple[bytes, bytes]] = {}
-    codes = set()
+    codes: Set[str] = set()
     for result in results:
         if result.changed:
             assert result.source is not None and result.fixed is not None

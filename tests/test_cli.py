@@ -77,7 +77,7 @@ def test_clean_tree_exits_0(demo):
     result = run("pkg")
     assert result.exit_code == 0
     assert "No findings." in result.stdout
-    assert "Checked 1 file: 1 skipped by the pre-filter, 0 parsed." in result.stdout
+    assert "Checked 1 file: 0 analysed, 1 with nothing the selected rules look for." in result.stdout
 
 
 def test_unsafe_fix_gets_the_marker_with_unsafe_fixes(demo):
@@ -147,7 +147,7 @@ def test_write_fixes_in_place_and_a_second_run_finds_nothing(demo):
     write("a.py", RELU)
     os.chmod("a.py", 0o751)
     result = run("--write", "a.py")
-    assert result.exit_code == 1  # changes were made
+    assert result.exit_code == 0  # as ruff: everything was fixed
     assert result.stdout == ""
     assert Path("a.py").read_text() == RELU_FIXED
     assert oct(os.stat("a.py").st_mode & 0o777) == oct(0o751)
@@ -165,7 +165,7 @@ def test_write_round_trips_crlf_bom_and_coding_cookie(demo):
     tabs = b"if True:\n\ty.relu_()\t# tab\n"
     for name, data in [("crlf.py", crlf), ("bom.py", bom), ("cookie.py", cookie), ("tabs.py", tabs)]:
         write(name, data)
-    assert run("--write", "--jobs", "2", ".").exit_code == 1
+    assert run("--write", "--jobs", "2", ".").exit_code == 0
     assert Path("crlf.py").read_bytes() == RELU_FIXED.replace("\n", "\r\n").encode()
     assert Path("bom.py").read_bytes() == b"\xef\xbb\xbf" + RELU_FIXED.encode()
     assert Path("cookie.py").read_bytes() == b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + RELU_FIXED.encode()
@@ -182,7 +182,7 @@ def test_syntax_error_next_to_good_files(demo):
     assert Path("good2.py").read_text() == RELU_FIXED
     assert Path("bad.py").read_text() == "y.relu_(\n"
     assert "bad.py: error: syntax error at" in result.stderr
-    assert "Checked 3 files: 0 skipped by the pre-filter, 2 parsed, 1 with errors." in result.stderr
+    assert "Checked 3 files: 2 analysed, 0 with nothing the selected rules look for, 1 with errors." in result.stderr
 
 
 def test_syntax_error_alone_still_exits_1(demo):
@@ -496,7 +496,7 @@ def test_verify_write_writes_passing_files(demo, fake_verify, verdict):
     assert (settings.device, settings.max_steps, settings.timeout) == ("cpu", 3, 12.5)
     assert Path("a.py").read_text() == RELU_FIXED
     assert f"a.py: verification {verdict} (2 steps compared, max abs diff 0): fake" in result.stderr
-    assert result.exit_code == 1  # changes were made
+    assert result.exit_code == 0  # everything was fixed and verified
 
 
 @pytest.mark.parametrize("verdict", ["diverged", "patched-failed", "inconclusive"])
@@ -510,7 +510,7 @@ def test_verify_write_holds_back_failing_files_unless_forced(demo, fake_verify, 
     assert "Fixed" not in result.stderr  # nothing was written, so nothing is claimed fixed
     assert "1 finding left without an applied fix" in result.stderr
     forced = run("--write", "--verify", "--force", "a.py")
-    assert forced.exit_code == 1
+    assert forced.exit_code == 1  # written, but its verification did not pass
     assert Path("a.py").read_text() == RELU_FIXED
 
 
@@ -552,8 +552,29 @@ def test_verify_without_the_verifier_is_a_clear_error(demo, monkeypatch):
     write("a.py", RELU)
     result = run("--write", "--verify", "a.py")
     assert result.exit_code == 2
-    assert "cannot verify: the verifier is not available" in result.stderr
+    assert "autofix: error: the verifier is not available" in result.stderr
+    assert "a.py: not written: not verified" in result.stderr
     assert Path("a.py").read_text() == RELU
+
+
+def test_verify_without_torch_still_prints_the_diff(demo, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    write("a.py", RELU)
+    result = run("--diff", "--verify", "a.py")
+    assert result.exit_code == 2
+    assert "+y = y.relu()" in result.stdout, result.stderr  # the diff is still there
+    assert "autofix: error: --verify needs torch: pip install 'torch-autofix[verify]'" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_traceback_hint_only_without_autofix_traceback(demo, monkeypatch):
+    monkeypatch.setattr(cli_module.api, "discover", lambda *a, **k: 1 / 0)
+    write("a.py", RELU)
+    assert "AUTOFIX_TRACEBACK=1 shows the traceback" in run("a.py").stderr
+    monkeypatch.setenv("AUTOFIX_TRACEBACK", "1")
+    result = run("a.py")
+    assert result.exit_code == 2 and "ZeroDivisionError" in result.stderr
+    assert "AUTOFIX_TRACEBACK=1" not in result.stderr
 
 
 def test_lsp_flag_serves(demo, monkeypatch):
@@ -631,7 +652,7 @@ def test_real_rules_fix_a_two_heads_double_backward(tmp_path, monkeypatch):
     assert [f.path for f in patch] == ["train.py"]
     assert patch[0].removed >= 2  # the two backward() calls become one
     written = run("--write", "--select", "AF101", "train.py")
-    assert written.exit_code == 1
+    assert written.exit_code == 0  # everything fixed
     fixed = Path("train.py").read_text()
     compile(fixed, "train.py", "exec")
     assert fixed.count(".backward(") == 1
@@ -702,3 +723,139 @@ def test_the_cli_never_imports_torch_or_the_verifier(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+# --------------------------------------------------------------------------- per-file configuration
+
+
+def test_each_file_uses_its_nearest_config_whatever_the_order(demo):
+    write("a/pyproject.toml", "[tool.autofix]\nignore = ['AF901']\n")
+    write("a/x.py", RELU)
+    write("b/y.py", RELU)
+    forward, backward = run("--jobs", "1", "a", "b"), run("--jobs", "1", "b", "a")
+    for result in (forward, backward):
+        assert "b/y.py:4:1: AF901" in result.stdout
+        assert "a/x.py" not in result.stdout
+    # Explicit files in any order, as pre-commit passes them.
+    assert run("b/y.py", "a/x.py").stdout == run("a/x.py", "b/y.py").stdout
+    assert "a/x.py" not in run("b/y.py", "a/x.py").stdout
+
+
+def test_nested_config_wins_inside_a_walked_tree(demo):
+    write("pyproject.toml", "[tool.autofix]\nunsafe-fixes = true\n")
+    write("pkg/pyproject.toml", "[tool.autofix]\nignore = ['AF901']\nextend-exclude = ['gen/']\n")
+    write("top.py", RELU + "loss.backward(retain_graph=True)\n")
+    write("pkg/inner.py", RELU + "loss.backward(retain_graph=True)\n")
+    write("pkg/gen/made.py", RELU)
+    result = run("--jobs", "1", ".")
+    assert "top.py:4:1: AF901" in result.stdout and "top.py:6:1: AF902 [*]" in result.stdout
+    assert "pkg/inner.py:4:1: AF901" not in result.stdout
+    assert "pkg/inner.py:6:1: AF902 " in result.stdout  # unsafe-fixes is not inherited: no [*]
+    assert "made.py" not in result.stdout
+    assert "pkg/gen/made.py:4:1: AF901" not in run("pkg/gen/made.py").stdout  # ignored there too
+
+
+# --------------------------------------------------------------------------- ruff's conventions
+
+
+def test_fix_is_write(demo):
+    write("a.py", RELU)
+    result = run("--fix", "a.py")
+    assert result.exit_code == 0 and Path("a.py").read_text() == RELU_FIXED
+
+
+def test_write_exit_codes_as_ruff(demo):
+    write("a.py", RELU)
+    assert run("--write", "--exit-non-zero-on-fix", "a.py").exit_code == 1
+    write("a.py", RELU + "opt.zero_grad()\n")  # AF903 has no fix: something remains
+    assert run("--write", "a.py").exit_code == 1
+    assert run("--exit-zero", "a.py").exit_code == 0
+    assert run("--exit-zero", "--diff", "a.py").exit_code == 0
+
+
+def test_statistics(demo):
+    write("a.py", RELU + "loss.backward(retain_graph=True)\n")
+    write("b.py", RELU)
+    result = run("--statistics", "--jobs", "1", ".")
+    lines = [line for line in result.stdout.splitlines() if "\t" in line]
+    assert lines == ["2\tAF901\t[*] demo-inplace-relu", "1\tAF902\t    demo-retain-graph"]
+    assert "a.py:4:1" not in result.stdout
+    assert result.exit_code == 1
+
+
+def test_show_fixes(demo):
+    write("a.py", RELU)
+    result = run("--write", "--show-fixes", "a.py")
+    assert "Fixed in:\na.py:\n    1 × AF901 (demo-inplace-relu)" in result.stderr
+
+
+def test_output_format_full_shows_a_code_frame_and_the_fix(demo):
+    write("a.py", RELU + "opt.zero_grad()\n")
+    result = run("--output-format", "full", "a.py")
+    assert result.exit_code == 1
+    assert (
+        "a.py:4:1: AF901 [*] in-place relu_() on a tensor autograd may need\n"
+        "  |\n"
+        "3 | y = x * 2\n"
+        "4 | y.relu_()  # in place\n"
+        "  | ^^^^^^^^^ AF901\n"
+        "5 | y.sum().backward()\n"
+        "  |\n"
+        "  = help: use out-of-place relu\n"
+    ) in result.stdout
+    assert run("--output-format", "concise", "a.py").stdout == run("a.py").stdout
+    assert json.loads(run("--output-format", "json", "a.py").stdout)["version"] == 1
+    assert run("--output-format", "full", "--format", "json", "a.py").exit_code == 2
+
+
+def test_extend_select_fixable_unfixable(demo):
+    write("pyproject.toml", "[tool.autofix]\nselect = ['AF901']\nextend-select = ['AF903']\nunfixable = ['AF901']\n")
+    write("a.py", RELU + "loss.backward(retain_graph=True)\nopt.zero_grad()\n")
+    result = run("a.py")
+    assert "AF901 in-place" in result.stdout  # reported, but its fix is not applied: no [*]
+    assert "AF903" in result.stdout and "AF902" not in result.stdout
+    assert run("--diff", "a.py").stdout == ""
+    assert "AF901 [*]" not in run("--fixable", "AF901", "a.py").stdout  # unfixable wins, as in ruff
+    write("pyproject.toml", "[tool.autofix]\nfixable = ['AF902']\nunsafe-fixes = true\n")
+    diff = run("--diff", "a.py").stdout
+    assert "-loss.backward(retain_graph=True)" in diff and "relu()" not in diff
+
+
+def test_no_fix_reason_is_shown_apart(demo, monkeypatch):
+    monkeypatch.setattr(demo_rules.MentionsZeroGrad, "MESSAGE", "zero_grad mentioned (no fix: move it yourself)")
+    write("a.py", "import torch\nopt.zero_grad()\n")
+    text = run("--color", "always", "a.py").stdout
+    assert "zero_grad mentioned \x1b[2m(no fix: move it yourself)\x1b[0m" in text
+    assert "= no fix: move it yourself" in run("--output-format", "full", "a.py").stdout
+    finding = json.loads(run("--format", "json", "a.py").stdout)["findings"][0]
+    # The JSON schema is DESIGN.md's contract: the reason stays in the message.
+    assert finding["fix"] is None and finding["message"].endswith("(no fix: move it yourself)")
+    result = json.loads(run("--format", "sarif", "a.py").stdout)["runs"][0]["results"][0]
+    assert result["properties"]["noFix"] == "move it yourself"
+
+
+# --------------------------------------------------------------------------- configuration errors
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('[tool.autofix]\nexclude = ["!"]\n', "exclude"),
+        ('tool = "autofix"\n', "tool"),
+        ("tool = 5\n", "tool"),
+        ("[tool]\nautofix = 5\n", "tool.autofix"),
+        ('[tool.autofix.per-file-ignores]\n"**/[z-a]" = ["AF901"]\n', "per-file-ignores"),
+        ('[tool.autofix]\nexclude = ["../x"]\n', "exclude"),
+        ('[tool.autofix]\nextend-exclude = ["a/../../x"]\n', "extend-exclude"),
+        ("[tool.autofix]\nselect = []\n", "select"),
+    ],
+)
+def test_bad_config_values_exit_2_once_naming_file_and_key(demo, text, key):
+    write("pyproject.toml", text)
+    write("a.py", RELU)
+    write("b.py", RELU)
+    result = run("--jobs", "1", ".")
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.count("autofix: error:") == 1
+    assert "pyproject.toml" in result.stderr and key in result.stderr
+    assert "internal error" not in result.stderr

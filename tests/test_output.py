@@ -24,7 +24,8 @@ def _demo(monkeypatch):
     demo_rules.install(monkeypatch)
 
 
-def outcome(mode=Mode.CHECK, results=None, options=Options(fix=True)) -> Outcome:
+def outcome(mode=Mode.CHECK, results=None, options=None) -> Outcome:
+    options = options or Options(fix=True)
     if results is None:
         rules = list(demo_rules.DEMO_RULES.values())
         results = [engine.check_source(SOURCE, "pkg/a b.py", rules, options)]
@@ -212,6 +213,21 @@ def test_text_colour_only_when_asked():
 def test_return_codes(results, code):
     for mode in Mode:
         assert Outcome(mode, results).return_code == code
+
+
+def test_write_exits_0_when_everything_was_fixed_unless_asked():
+    rules = list(demo_rules.DEMO_RULES.values())
+    only_safe = engine.check_source(b"import torch\ny.relu_()\n", "pkg/a b.py", rules, Options(fix=True))
+    fixed = outcome(Mode.WRITE, [only_safe])
+    fixed.written = ("pkg/a b.py",)
+    assert not fixed.remaining() and fixed.return_code == 0
+    fixed.exit_non_zero_on_fix = True
+    assert fixed.return_code == 1
+    left = outcome(Mode.WRITE)  # the unsafe fix was not applied: a finding remains
+    left.written = ("pkg/a b.py",)
+    assert left.remaining() and left.return_code == 1
+    left.exit_zero = True
+    assert left.return_code == 0
 
 
 def test_findings_make_exit_1_in_every_mode():

@@ -12,6 +12,8 @@ from typing import TextIO
 from autofix.report import Outcome
 
 FORMATS = ("text", "json", "sarif", "github")
+#: ``--output-format``, ruff's spelling: ``concise`` is ``text``; ``full`` adds code frames.
+OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github")
 
 
 def emit(fmt: str, outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> None:

@@ -134,6 +134,8 @@ def _result(finding: Finding, file: FileResult, lines: List[str], index: Dict[st
     properties: Dict[str, Any] = {"name": finding.name}
     if finding.fix is not None:
         properties["applicability"] = finding.fix.applicability.value
+    elif finding.no_fix_reason is not None:
+        properties["noFix"] = finding.no_fix_reason
     if file.verification is not None:
         properties["verification"] = verification_entry(file.verification)
     if finding.evidence is not None:

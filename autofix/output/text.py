@@ -7,10 +7,11 @@ goes to stderr; ``--write`` keeps stdout empty.
 
 from __future__ import annotations
 
-from typing import List, TextIO
+from collections import Counter
+from typing import Dict, List, TextIO
 
 from autofix.diff import colorize
-from autofix.report import Mode, Outcome
+from autofix.report import Mode, Outcome, decode
 from autofix.types import FileResult, Finding, Verification
 
 
@@ -36,6 +37,9 @@ class _Style:
     def bad(self, text: str) -> str:
         return self(text, "31")
 
+    def dim(self, text: str) -> str:
+        return self(text, "2")
+
 
 def emit(outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> None:
     style = _Style(color)
@@ -44,8 +48,18 @@ def emit(outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> 
         for result in outcome.changed:
             diff = outcome.diff(result)
             out.write(colorize(diff) if color else diff)
-    for finding in outcome.remaining():
-        report.write(finding_line(finding, outcome, style) + "\n")
+    if outcome.statistics:
+        for line in statistics(outcome):
+            report.write(line + "\n")
+    else:
+        sources = {r.path: r.source for r in outcome.results}
+        for finding in outcome.remaining():
+            report.write(finding_line(finding, outcome, style) + "\n")
+            if outcome.full:
+                report.write(code_frame(finding, sources.get(finding.path), outcome, style))
+    if outcome.show_fixes and outcome.mode is not Mode.CHECK:
+        for line in shown_fixes(outcome):
+            report.write(line + "\n")
     for result in outcome.errors:
         report.write(f"{style.path(result.path)}: {style.bad('error')}: {result.error}\n")
     for result in outcome.results:
@@ -58,17 +72,87 @@ def emit(outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> 
             report.write(line + "\n")
 
 
-def finding_line(finding: Finding, outcome: Outcome, style: _Style = _Style(False)) -> str:
+_DEFAULT_STYLE = _Style(False)
+
+
+def finding_line(finding: Finding, outcome: Outcome, style: _Style = _DEFAULT_STYLE) -> str:
     marker = style.marker("[*] ") if outcome.will_fix(finding) else ""
     where = style.path(f"{finding.path}:{finding.line}:{finding.column}:")
-    return f"{where} {style.code(finding.code)} {marker}{finding.full_message}"
+    message = finding.full_message
+    reason = finding.no_fix_reason
+    if reason is not None:
+        message = f"{NO_FIX.sub('', message).rstrip()} {style.dim(f'(no fix: {reason})')}"
+    return f"{where} {style.code(finding.code)} {marker}{message}"
 
 
-def verification_text(verification: Verification, style: _Style = _Style(False)) -> str:
+#: Lines of context above and below a finding in a ``full`` code frame.
+FRAME_CONTEXT = 1
+
+
+def code_frame(finding: Finding, source: "bytes | None", outcome: Outcome, style: _Style = _DEFAULT_STYLE) -> str:
+    """ruff's ``full`` output: the finding's lines with a caret underline, then the fix or why there is none."""
+    lines = decode(source).splitlines() if source is not None else []
+    first = max(1, finding.line - FRAME_CONTEXT)
+    last = min(len(lines), finding.end_line + FRAME_CONTEXT)
+    width = len(str(last))
+    gutter = " " * width
+    out = [f"{gutter} |"]
+    for number in range(first, last + 1):
+        text = lines[number - 1]
+        out.append(f"{number:>{width}} | {text}")
+        if finding.line <= number <= finding.end_line:
+            start = finding.column - 1 if number == finding.line else len(text) - len(text.lstrip())
+            end = finding.end_column - 1 if number == finding.end_line else len(text)
+            carets = "^" * max(1, end - start)
+            label = f" {finding.code}" if number == finding.end_line else ""
+            out.append(f"{gutter} | {' ' * start}{style.bad(carets)}{label}")
+    out.append(f"{gutter} |")
+    if finding.fix is not None:
+        state = "" if outcome.will_fix(finding) else f" ({finding.fix.applicability.value}: not applied with these settings)"
+        out.append(f"{gutter} = help: {finding.fix.title}{state}")
+    elif finding.no_fix_reason is not None:
+        out.append(f"{gutter} = no fix: {finding.no_fix_reason}")
+    return "\n".join(out) + "\n\n"
+
+
+def statistics(outcome: Outcome) -> List[str]:
+    """``--statistics``: one line per rule: count, code, name and how many the settings fix."""
+    counts: Counter = Counter()
+    fixable: Counter = Counter()
+    names: Dict[str, str] = {}
+    for finding in outcome.findings:
+        counts[finding.code] += 1
+        fixable[finding.code] += outcome.will_fix(finding)
+        names[finding.code] = finding.name
+    width = max((len(str(n)) for n in counts.values()), default=1)
+    lines = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        marker = "[*]" if fixable[code] == count else "[-]" if fixable[code] else "   "
+        lines.append(f"{count:>{width}}\t{code}\t{marker} {names[code]}")
+    return lines
+
+
+def shown_fixes(outcome: Outcome) -> List[str]:
+    """``--show-fixes``: per file, the rules whose fixes were applied (``--write``) or proposed."""
+    lines = []
+    for result in outcome.applied:
+        fixed = Counter((f.code, f.name) for f in result.findings if outcome.fixed(result, f))
+        if not fixed:
+            continue
+        lines.append(f"{result.path}:")
+        lines.extend(f"    {n} × {code} ({name})" for (code, name), n in sorted(fixed.items()))
+    verb = "Fixed" if outcome.mode is Mode.WRITE else "Would fix"
+    return [f"{verb} in:", *lines] if lines else []
+
+
+def verification_text(verification: Verification, style: _Style = _DEFAULT_STYLE) -> str:
     from autofix.report import PASSING_VERDICTS
 
     paint = style.good if verification.verdict in PASSING_VERDICTS else style.bad
-    facts = [f"{verification.steps_compared} steps compared"]
+    steps = verification.steps_compared
+    facts = [f"{_n(steps, 'step')} compared"]
+    if steps == 1:
+        facts[0] += ": a weak verdict, run more steps (--max-steps) for a stronger one"
     if verification.max_abs_diff is not None:
         facts.append(f"max abs diff {verification.max_abs_diff:.3g}")
     text = f"verification {paint(verification.verdict)} ({', '.join(facts)})"
@@ -122,7 +206,10 @@ def summary(outcome: Outcome) -> List[str]:
 
 
 def _scan_line(results: List[FileResult], outcome: Outcome) -> str:
-    parts = [f"{outcome.skipped_by_prefilter} skipped by the pre-filter", f"{outcome.parsed} parsed"]
+    parts = [
+        f"{outcome.parsed} analysed",
+        f"{outcome.skipped_by_prefilter} with nothing the selected rules look for",
+    ]
     if outcome.errors:
         parts.append(f"{len(outcome.errors)} with errors")
     return f"Checked {_n(len(results), 'file')}: {', '.join(parts)}."

@@ -128,7 +128,7 @@ class _Judge:
         failure = f"the original failed at step {len(original.steps) + 1} ({original.describe_failure()})"
         baseline, basis = original, "the original up to its failure"
         if Expectation.REPAIRED not in self.expectations and reference is not None and reference.completed:
-            baseline, basis = reference, _REFERENCE_BASIS[original.failure]
+            baseline, basis = reference, _REFERENCE_BASIS[original.failure or ""]
         count = min(len(baseline.steps), len(patched.steps))
         if baseline is original and Expectation.REPAIRED in self.expectations:
             # Where the original's graph starts reaching into earlier iterations its
