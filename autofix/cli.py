@@ -6,11 +6,12 @@ per-file problems / failed verification, 2 usage or internal error.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
 import traceback
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
 
 import click
 
@@ -285,7 +286,18 @@ def _check_tree(
     options = resolver.options(files, **overrides)
     stream = api.check_paths(files, options, jobs=f["jobs"])
     checked = _progress(stream, len(files), "Checking", f, stderr, minimum=PROGRESS_MIN_FILES)
-    return sort_results([*problems, *checked]), options
+    named = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
+    return sort_results([*problems, *(_parsed_if_named(r, named) for r in checked)]), options
+
+
+def _parsed_if_named(result: FileResult, named: Set[str]) -> FileResult:
+    """A file named on the command line has its syntax checked even when no rule could fire (as ruff)."""
+    if not result.skipped_by_prefilter or result.source is None or os.path.normpath(result.path) not in named:
+        return result
+    from autofix import syntax
+
+    error = syntax.python_error(result.source, result.path)
+    return dataclasses.replace(result, error=error, skipped_by_prefilter=False) if error else result
 
 
 def _doctor(paths: List[str], options: Options, config: configuration.Config, f: Any) -> List[FileResult]:

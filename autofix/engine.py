@@ -7,22 +7,23 @@ raises for bad input: problems come back as ``FileResult.error``.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import re
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from autofix import suppression, syntax
 from autofix.analysis.names import children
 from autofix.analysis.screen import parse_python
 from autofix.context import FIND_PROJECT, RuleContext
 from autofix.diff import unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule
-from autofix.types import Applicability, FileResult, Finding, FixInfo, Options, TextEdit
+from autofix.types import FileResult, Finding, FixInfo, Options, TextEdit
 
 #: ``# autofix: ignore`` / ``# autofix: ignore[AF101,AF104]`` (shared with the language server).
-SUPPRESSION = re.compile(r"#\s*autofix\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+SUPPRESSION = suppression.SUPPRESSION
 
 
 class RuleCrash(Exception):
@@ -56,7 +57,18 @@ def check_source(
     if module is None:
         return FileResult(path, source, source, error=error)
 
-    return _check_module(source, module, path, active, options, project)
+    result = _check_module(source, module, path, active, options, project)
+    warnings = _suppression_warnings(_text(source, module))
+    return dataclasses.replace(result, warnings=warnings) if warnings else result
+
+
+def _suppression_warnings(code: str) -> Tuple[str, ...]:
+    if "autofix" not in code and "noqa" not in code.lower():
+        return ()
+    from autofix import registry
+
+    known = [rule.CODE for rule in registry.all_rules()]
+    return tuple(f"{line}: {message}" for line, message in suppression.unknown_codes(code, known))
 
 
 def _check_module(
@@ -125,9 +137,11 @@ def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
     try:
         return cst.parse_module(source), None
     except cst.ParserSyntaxError as exc:
+        # Python's own message and caret; LibCST's only where Python parses the file.
         message = str(exc).splitlines()[0] if str(exc) else "invalid syntax"
         detail = getattr(exc, "message", None) or message
-        return None, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {detail.strip()}"
+        own = syntax.python_error(source)
+        return None, own or f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {detail.strip()}"
     except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
         return None, f"cannot decode file: {exc}"
     except RecursionError:
@@ -157,23 +171,21 @@ def _lint(
         reports.extend(rule.reports)
     if not reports:
         return reports, context
-    lines = code.splitlines()
+    comments = suppression.Suppressions(code)
+    if not comments:
+        return reports, context
     positions = context.metadata(PositionProvider)
-    return [r for r in reports if not _suppressed(r, lines, positions)], context
+    return [r for r in reports if not _suppressed(r, comments, positions)], context
 
 
-def _suppressed(report: Report, lines: List[str], positions) -> bool:
-    line_no = positions[report.node].start.line
-    if line_no > len(lines):
-        return False
-    match = SUPPRESSION.search(lines[line_no - 1])
-    if not match:
-        return False
-    codes = match.group("codes")
-    if codes is None:
-        return True
-    wanted = {c.strip().upper() for c in codes.split(",") if c.strip()}
-    return any(report.code.startswith(c) for c in wanted)
+def _suppressed(report: Report, comments: suppression.Suppressions, positions) -> bool:
+    """A suppression on any line of the finding's statement, or on a line of another anchor of it."""
+    start = positions[report.node].start.line
+    lines = set(comments.statement_lines(start))
+    lines.update(range(start, positions[report.end_node or report.node].end.line + 1))
+    for anchor in report.anchors:
+        lines.update(comments.statement_lines(positions[anchor].start.line))
+    return comments.silences(report.code, sorted(lines))
 
 
 def _finding(path: str, report: Report, positions, fix: Optional[FixInfo]) -> Finding:

@@ -30,6 +30,19 @@ from autofix.types import PASSING_VERDICTS, Applicability, FileResult, Finding, 
 #: Verdicts after which ``--write`` writes a file (others need ``--force``).
 
 
+#: Rules whose mistake raises at run time (``Trying to backward through the graph a
+#: second time``, an in-place modification error): their findings are errors.
+#: The others (wrong gradients, leaks, needless ``retain_graph``, the opt-in
+#: AF107) are silent, so they are warnings. One severity per rule, the same in
+#: SARIF, GitHub annotations and the editor.
+ERROR_RULES = ("AF101", "AF102", "AF103")
+
+
+def severity(code: str) -> str:
+    """``"error"`` or ``"warning"``: the one severity of a rule's findings in every format."""
+    return "error" if code in ERROR_RULES else "warning"
+
+
 class Mode(enum.Enum):
     CHECK = "check"
     DIFF = "diff"

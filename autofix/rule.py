@@ -98,6 +98,8 @@ class Report:
     node: cst.CSTNode
     end_node: Optional[cst.CSTNode]
     fix: Optional[Fix]
+    #: Other nodes whose statements a suppression comment may sit on (AF101: the first backward()).
+    anchors: Tuple[cst.CSTNode, ...] = ()
 
 
 # --------------------------------------------------------------------------- rule
@@ -148,9 +150,10 @@ class Rule:
         *,
         fix: Optional[Fix] = None,
         end_node: Optional[cst.CSTNode] = None,
+        anchors: Tuple[cst.CSTNode, ...] = (),
     ) -> None:
         self.reports.append(
-            Report(self.CODE, self.NAME, message or self.MESSAGE, node, end_node, fix)
+            Report(self.CODE, self.NAME, message or self.MESSAGE, node, end_node, fix, tuple(anchors))
         )
 
     @classmethod

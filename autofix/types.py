@@ -163,6 +163,8 @@ class FileResult:
     #: Codes of the rules whose fixes produced ``fixed``.
     applied_codes: Tuple[str, ...] = ()
     verification: Optional[Verification] = None
+    #: Problems worth a look that are not findings, as ``"LINE: message"`` (an unknown code in a suppression).
+    warnings: Tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -391,7 +391,7 @@ def test_github_format(demo):
     write("a.py", RELU)
     result = run("--format", "github", "a.py")
     assert result.stdout == (
-        "::error file=a.py,line=4,col=1,endLine=4,endColumn=10,"
+        "::warning file=a.py,line=4,col=1,endLine=4,endColumn=10,"
         "title=AF901 demo-inplace-relu::in-place relu_() on a tensor autograd may need\n"
     )
     assert result.exit_code == 1
@@ -859,3 +859,20 @@ def test_bad_config_values_exit_2_once_naming_file_and_key(demo, text, key):
     assert result.stderr.count("autofix: error:") == 1
     assert "pyproject.toml" in result.stderr and key in result.stderr
     assert "internal error" not in result.stderr
+
+
+def test_syntax_errors_are_pythons_own_with_a_caret(demo):
+    write("a.py", "import torch\ny.relu_(\n")
+    result = run("a.py")
+    assert result.exit_code == 1
+    assert "a.py: error: syntax error at 2:8: '(' was never closed\n    y.relu_(\n           ^\n" in result.stdout
+    assert "ParserSyntaxError" not in result.stdout and "Incomplete input" not in result.stdout
+
+
+def test_a_named_file_is_parsed_even_without_trigger_words(demo):
+    write("pkg/plain.py", "def f(:\n    pass\n")
+    named = run("pkg/plain.py")
+    assert named.exit_code == 1
+    assert "pkg/plain.py: error: syntax error at 1:7: invalid syntax" in named.stdout
+    walked = run("pkg")  # found by walking: no rule could fire, so it is not parsed
+    assert walked.exit_code == 0 and "error" not in walked.stdout

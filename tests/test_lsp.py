@@ -190,7 +190,7 @@ async def test_double_backward_quick_fix_equals_cli_write(tmp_path: Path) -> Non
 
         (diagnostic,) = [d for d in diagnostics if d.code == "AF101"]
         assert diagnostic.source == "autofix"
-        assert diagnostic.severity == types.DiagnosticSeverity.Warning
+        assert diagnostic.severity == types.DiagnosticSeverity.Error  # AF101 raises at run time
         assert diagnostic.message
         # The range points into the buffer at the second backward (LSP lines are 0-based).
         assert 11 <= diagnostic.range.start.line <= 13

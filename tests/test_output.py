@@ -138,14 +138,14 @@ def test_github_annotations_escape_what_the_runner_splits_on():
     (result,) = outcome().results
     finding = replace(result.findings[0], path="dir,1/a:b.py", message="50% of\nthe graph")
     assert github.annotation(finding) == (
-        "::error file=dir%2C1/a%3Ab.py,line=2,col=1,endLine=2,endColumn=10,"
+        "::warning file=dir%2C1/a%3Ab.py,line=2,col=1,endLine=2,endColumn=10,"
         "title=AF901 demo-inplace-relu::50%25 of%0Athe graph"
     )
 
 
 def test_github_lines_match_the_workflow_command_syntax():
     out, err = render("github", outcome())
-    pattern = re.compile(r"^::error file=[^,:]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=AF\d{3} [a-z-]+::.+$")
+    pattern = re.compile(r"^::(error|warning) file=[^,:]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=AF\d{3} [a-z-]+::.+$")
     lines = out.splitlines()
     assert len(lines) == 3 and all(pattern.match(line) for line in lines)
     assert err == ""
@@ -233,3 +233,24 @@ def test_write_exits_0_when_everything_was_fixed_unless_asked():
 def test_findings_make_exit_1_in_every_mode():
     for mode in Mode:
         assert outcome(mode).return_code == 1
+
+
+def test_one_severity_per_rule_in_sarif_github_and_the_editor(monkeypatch):
+    from lsprotocol import types as lsp
+
+    from autofix.lsp.convert import Document
+    from autofix.lsp.server import to_diagnostic
+    from autofix.report import severity
+
+    (result,) = outcome().results
+    doc = sarif.document(outcome())
+    levels = {rule["id"]: rule["defaultConfiguration"]["level"] for rule in doc["runs"][0]["tool"]["driver"]["rules"]}
+    for code in ("AF101", "AF103", "AF104", "AF901"):
+        finding = replace(result.findings[0], code=code)
+        expected = "error" if code in ("AF101", "AF103") else "warning"
+        assert severity(code) == expected
+        assert github.annotation(finding).startswith(f"::{expected} ")
+        diagnostic = to_diagnostic(finding, Document(SOURCE.decode(), "utf-16"), 1)
+        assert diagnostic.severity == (lsp.DiagnosticSeverity.Error if expected == "error" else lsp.DiagnosticSeverity.Warning)
+    assert levels == {code: severity(code) for code in levels}
+    assert all(r["level"] == severity(r["ruleId"]) for r in doc["runs"][0]["results"])

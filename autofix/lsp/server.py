@@ -31,6 +31,7 @@ from autofix.lsp import options as lsp_options
 from autofix.lsp.convert import Document
 from autofix.lsp.incremental import IncrementalLinter
 from autofix.model.project import Project, project_for
+from autofix.report import severity
 from autofix.types import Applicability, FileResult, Options
 
 logger = logging.getLogger("autofix.lsp")
@@ -306,7 +307,7 @@ def to_diagnostic(finding, document: Document, version: Optional[int]) -> types.
     return types.Diagnostic(
         range=document.finding_range(finding),
         message=finding.message,
-        severity=types.DiagnosticSeverity.Warning,
+        severity=types.DiagnosticSeverity.Error if severity(finding.code) == "error" else types.DiagnosticSeverity.Warning,
         code=finding.code,
         source=SOURCE,
         data=data,

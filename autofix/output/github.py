@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from autofix.report import PASSING_VERDICTS, Outcome
+from autofix.report import PASSING_VERDICTS, Outcome, severity
 from autofix.types import Finding
 
 
@@ -16,6 +16,10 @@ def emit(outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> 
         out.write(annotation(finding) + "\n")
     for result in outcome.errors:
         out.write(f"::error file={_property(result.path)},title=autofix::{_data(result.error or '')}\n")
+    for result in outcome.results:
+        for warning in result.warnings:
+            line, message = warning.split(": ", 1)
+            out.write(f"::warning file={_property(result.path)},line={line},title=autofix::{_data(message)}\n")
     for result in outcome.results:
         verification = result.verification
         if verification is None:
@@ -36,7 +40,7 @@ def annotation(finding: Finding) -> str:
             f"title={_property(f'{finding.code} {finding.name}')}",
         ]
     )
-    return f"::error {props}::{_data(finding.full_message)}"
+    return f"::{severity(finding.code)} {props}::{_data(finding.full_message)}"
 
 
 # The runner splits on these characters, so they are percent-encoded

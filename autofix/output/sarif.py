@@ -16,7 +16,7 @@ from urllib.parse import quote
 import autofix
 from autofix import registry
 from autofix.output.json import evidence_entry, verification_entry
-from autofix.report import Outcome, decode
+from autofix.report import Outcome, decode, severity
 from autofix.types import FileResult, Finding, TextEdit
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -79,11 +79,11 @@ def _rule(rule) -> Dict[str, Any]:
         "shortDescription": {"text": rule.SUMMARY},
         "fullDescription": {"text": rule.SUMMARY},
         "help": {"text": doc or rule.SUMMARY, "markdown": doc or rule.SUMMARY},
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": severity(rule.CODE)},
         "properties": {
             "tags": ["correctness", "pytorch", "autograd"],
             "precision": "high",
-            "problem.severity": "error",
+            "problem.severity": severity(rule.CODE),
             "fixes": fixes,
         },
     }
@@ -92,7 +92,7 @@ def _rule(rule) -> Dict[str, Any]:
 def _result(finding: Finding, file: FileResult, lines: List[str], index: Dict[str, int]) -> Dict[str, Any]:
     entry: Dict[str, Any] = {
         "ruleId": finding.code,
-        "level": "error",
+        "level": severity(finding.code),
         "message": {"text": finding.full_message},
         "locations": [
             {

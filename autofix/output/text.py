@@ -12,7 +12,7 @@ from typing import Dict, List, TextIO
 
 from autofix.diff import colorize
 from autofix.report import Mode, Outcome, decode
-from autofix.types import FileResult, Finding, Verification
+from autofix.types import NO_FIX, FileResult, Finding, Verification
 
 
 class _Style:
@@ -62,6 +62,10 @@ def emit(outcome: Outcome, out: TextIO, err: TextIO, *, color: bool = False) -> 
             report.write(line + "\n")
     for result in outcome.errors:
         report.write(f"{style.path(result.path)}: {style.bad('error')}: {result.error}\n")
+    for result in outcome.results:
+        for warning in result.warnings:
+            line, message = warning.split(": ", 1)
+            report.write(f"{style.path(f'{result.path}:{line}:')} {style.marker('warning')}: {message}\n")
     for result in outcome.results:
         if result.verification is not None:
             report.write(f"{style.path(result.path)}: {verification_text(result.verification, style)}\n")

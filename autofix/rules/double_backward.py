@@ -280,7 +280,7 @@ class DoubleBackward(Rule):
         else:
             message = f"backward() of losses {names} goes through one shared graph twice: the first call frees it (`Trying to backward through the graph a second time`); back-propagate their sum once"
         fix = None if explicit_gradient else self._merge_fix(group, run, events, end, flow)
-        self.report(last.backward_call, message, fix=fix, end_node=None)
+        self.report(last.backward_call, message, fix=fix, end_node=None, anchors=tuple(calls[:-1]))
 
     def _check_loop(self, event: _Event, events: List[_Event], end: int, flow: GraphFlow) -> None:
         loop = event.loop
