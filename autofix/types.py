@@ -136,6 +136,11 @@ NO_FIX = re.compile(r"\s*\(no fix: (?P<reason>.*)\)\s*$", re.DOTALL)
 PASSING_VERDICTS = frozenset({"identical", "repaired", "intended-change"})
 
 
+#: How a verdict's detail starts when the patched run fails exactly as the original
+#: did (``inconclusive``: not proven, and not caused by the fix).
+STILL_FAILS = "still fails: "
+
+
 @dataclass(frozen=True)
 class Verification:
     """The verifier's verdict for one changed file."""

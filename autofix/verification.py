@@ -12,7 +12,7 @@ import importlib.util
 import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from autofix.types import FileResult
+from autofix.types import STILL_FAILS, FileResult, Verification
 
 
 class VerifierUnavailable(RuntimeError):
@@ -52,8 +52,24 @@ def iter_verified(verify: Any, results: Sequence[FileResult], settings: Any) -> 
             verdict = verify.verify_file(
                 result.source, result.fixed, result.path, result.applied_codes, settings
             )
-            result = dataclasses.replace(result, verification=verdict)
+            result = dataclasses.replace(result, verification=name_unfixed(verdict, [result]))
         yield result
+
+
+def name_unfixed(verification: Verification, results: Sequence[FileResult]) -> Verification:
+    """"still fails: unfixed AF103 at 29:13": the findings left without a fix, the likely cause."""
+    if not verification.detail.startswith(STILL_FAILS):
+        return verification
+    unfixed = [
+        f"{f.code} at {f.line}:{f.column}" + (f" of {r.path}" if len(results) > 1 else "")
+        for r in results
+        for f in r.findings
+        if f.fix is None or f.code not in r.applied_codes
+    ]
+    if not unfixed:
+        return verification
+    rest = verification.detail[len(STILL_FAILS):]
+    return dataclasses.replace(verification, detail=f"{STILL_FAILS}unfixed {', '.join(unfixed)}; {rest}")
 
 
 def verify_tree(
@@ -74,6 +90,7 @@ def verify_tree(
     if not changes:
         return list(results)
     verdict = verify.verify_command(root, changes, command, tuple(sorted(codes)), settings)
+    verdict = name_unfixed(verdict, [r for r in results if r.findings])
     return [
         dataclasses.replace(r, verification=verdict) if r.changed else r for r in results
     ]

@@ -155,8 +155,6 @@ def verification_text(verification: Verification, style: _Style = _DEFAULT_STYLE
     paint = style.good if verification.verdict in PASSING_VERDICTS else style.bad
     steps = verification.steps_compared
     facts = [f"{_n(steps, 'step')} compared"]
-    if steps == 1:
-        facts[0] += ": a weak verdict, run more steps (--max-steps) for a stronger one"
     if verification.max_abs_diff is not None:
         facts.append(f"max abs diff {verification.max_abs_diff:.3g}")
     text = f"verification {paint(verification.verdict)} ({', '.join(facts)})"

@@ -1,5 +1,5 @@
-# AF101: the same loss back-propagated twice before one step (a duplicated line) in a trainer class. The verifier reports `diverged` on purpose: the fix applies the gradient once, the crashing original re-run with graphs retained twice.
-# autofix-test: unsafe-fixes verdict=diverged
+# AF101: the same loss back-propagated twice before one step (a duplicated line) in a trainer class. The fix applies the gradient once, as the author meant: the verifier compares it with the original's first backward() of each step and reports `repaired`.
+# autofix-test: unsafe-fixes verdict=repaired
 import torch
 import torch.nn as nn
 
