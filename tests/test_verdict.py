@@ -6,12 +6,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from autofix.output.text import verification_text
-from autofix.types import Expectation, FileResult, Finding, Verification
-from autofix.verification import name_unfixed
-from autofix.verify.compare import Run
-from autofix.verify.settings import VerifySettings
-from autofix.verify.verdict import decide
+from autofix.output.text import verification_text  # noqa: E402 (after the torch check)
+from autofix.types import Expectation, FileResult, Finding, Verification  # noqa: E402 (after the torch check)
+from autofix.verification import name_unfixed  # noqa: E402 (after the torch check)
+from autofix.verify.compare import Run  # noqa: E402 (after the torch check)
+from autofix.verify.settings import VerifySettings  # noqa: E402 (after the torch check)
+from autofix.verify.verdict import decide  # noqa: E402 (after the torch check)
 
 SETTINGS = VerifySettings(device="cpu")
 G = torch.tensor([1.0, -2.0, 0.5])
