@@ -118,3 +118,32 @@ def test_options_take_the_config_and_arguments_win(tmp_path):
     flags = config.options(select=("AF903",), ignore=("AF901",), unsafe_fixes=False)
     assert (flags.select, flags.ignore, flags.unsafe_fixes) == (("AF903",), ("AF901",), False)
     assert configuration.Config().options().select == configuration.DEFAULT_SELECT
+
+
+def test_each_file_gets_its_nearest_config_and_the_language_server_agrees(tmp_path):
+    from autofix.lsp import options as lsp_options
+
+    write(tmp_path / "a" / "pyproject.toml", "[tool.autofix]\nignore = ['AF901']\nunfixable = ['AF902']\n")
+    write(tmp_path / "a" / "deep" / "pyproject.toml", "[tool.autofix]\nselect = ['AF902']\n")
+    files = [write(tmp_path / p, "") for p in ("a/x.py", "a/deep/y.py", "b/z.py", "a/other/w.py")]
+    for order in (files, files[::-1]):
+        options = configuration.Resolver().options([str(f) for f in order], fix=True)
+        for f in files:
+            mine = options.for_path(str(f))
+            editor = lsp_options.options_for(str(f), None)
+            assert (mine.select, mine.ignore, mine.unfixable, mine.root) == (
+                editor.select, editor.ignore, editor.unfixable, editor.root
+            )
+    options = configuration.Resolver().options([str(f) for f in files])
+    assert options.for_path(str(files[0])).ignore == ("AF901",)
+    assert options.for_path(str(files[1])).select == ("AF902",) and options.for_path(str(files[1])).ignore == ()
+    assert options.for_path(str(files[2])).ignore == () and options.for_path(str(files[2])).root is None
+    assert options.for_path(str(files[3])).ignore == ("AF901",)
+
+
+def test_command_line_wins_over_every_file(tmp_path):
+    write(tmp_path / "a" / "pyproject.toml", "[tool.autofix]\nselect = ['AF901']\nextend-select = ['AF903']\n")
+    f = write(tmp_path / "a" / "x.py", "")
+    options = configuration.Resolver().options([str(f)], select=("AF902",), extend_select=("AF903",))
+    assert options.for_path(str(f)).select == ("AF902", "AF903")
+    assert configuration.Resolver().options([str(f)]).for_path(str(f)).select == ("AF901", "AF903")
