@@ -134,6 +134,8 @@ def _run(ctx: click.Context, **f: Any) -> int:
         options = configuration.discover(start).options(**overrides)
         results = [api.fix_source(source, stdin_name, options)]
     elif f["run_command"]:
+        config = configuration.discover(paths[0] if paths else os.curdir)
+        options = config.options(**overrides)
         results = _doctor(paths, options, config, f)
     else:
         results, options = _check_tree(paths or [os.curdir], overrides, f, sys.stderr)
@@ -304,7 +306,12 @@ def _doctor(paths: List[str], options: Options, config: configuration.Config, f:
     """``--run CMD``: the static results of PATHS with the run's evidence merged in (see :mod:`autofix.doctor`)."""
     from autofix.doctor import DEFAULT_STEPS
 
-    verify = _load_verifier()
+    from autofix.verification import VerifierUnavailable, load_verifier
+
+    try:
+        verify = load_verifier("--run")
+    except VerifierUnavailable as exc:
+        raise Failure(str(exc)) from None
     settings = verify.VerifySettings(device=f["device"], max_steps=f["max_steps"] or DEFAULT_STEPS, timeout=f["timeout"])
     report = api.run_doctor(
         f["run_command"],
