@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import attrs
 from lsprotocol import types
@@ -142,7 +142,7 @@ def _remap(diagnostic: types.Diagnostic, line_map: List[int]) -> types.Diagnosti
             raise NotLocal("a range spans code the view left out")
         return types.Range(start=pos(r.start), end=pos(r.end))
 
-    data = dict(diagnostic.data)
+    data = dict(diagnostic.data or {})
     if data.get("fix"):
         fix = dict(data["fix"])
         edits = [_converter.structure(e, types.TextEdit) for e in fix["edits"]]
@@ -171,7 +171,7 @@ def _shift(diagnostic: types.Diagnostic, delta: int) -> types.Diagnostic:
     def rng(r: types.Range) -> types.Range:
         return types.Range(start=pos(r.start), end=pos(r.end))
 
-    data = dict(diagnostic.data)
+    data = dict(diagnostic.data or {})
     if data.get("fix"):
         fix = dict(data["fix"])
         edits = [_converter.structure(e, types.TextEdit) for e in fix["edits"]]
@@ -236,11 +236,11 @@ class IncrementalLinter:
         context_cache: Dict[Any, _Lint] = {}
         diagnostics: List[types.Diagnostic] = []
         try:
-            cache_key = (tuple((i, lines[i]) for i in context), key, encoding)
-            found = self._context.get(cache_key)
+            context_key = (tuple((i, lines[i]) for i in context), key, encoding)
+            found = self._context.get(context_key)
             if found is None:
                 found = _lint_view(lines, context, frozenset(context), encoding, run, render, 0)
-            context_cache[cache_key] = found
+            context_cache[context_key] = found
             diagnostics.extend(found.diagnostics)
             for start, end in spans:
                 cache_key = (signature, "".join(lines[start:end]), key, encoding)
@@ -290,7 +290,7 @@ def _lint_view(
 def _touched_lines(diagnostic: types.Diagnostic) -> FrozenSet[int]:
     """The lines a diagnostic's fix rewrites (an insertion touches the line it lands on)."""
     fix = diagnostic.data.get("fix") if isinstance(diagnostic.data, dict) else None
-    touched = set()
+    touched: Set[int] = set()
     for edit in fix["edits"] if fix else ():
         start, end = edit["range"]["start"], edit["range"]["end"]
         last = end["line"] if end["character"] > 0 else max(start["line"], end["line"] - 1)

@@ -139,8 +139,11 @@ class Comparer:
         if a is None and b is None:
             return None
         # A gradient set to None and a zero gradient mean the same to the optimizer.
-        a = torch.zeros_like(b) if a is None else a
-        b = torch.zeros_like(a) if b is None else b
+        if a is None:
+            assert b is not None
+            a = torch.zeros_like(b)
+        elif b is None:
+            b = torch.zeros_like(a)
         if a.shape != b.shape:
             return Mismatch(step, name, float("inf"), f"shape {tuple(a.shape)} vs {tuple(b.shape)}")
         if a.numel() == 0:
