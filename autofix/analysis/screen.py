@@ -23,6 +23,8 @@ import ast
 import warnings
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
+from autofix.model.vocabulary import DIFFERENTIATING_CALLS
+
 
 def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
     """Python's own parse of ``source``; None when it cannot (newer syntax, bad encoding …).
@@ -41,7 +43,7 @@ def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
 
 
 _BACKWARD = frozenset({"backward"})
-_BACKPROPAGATE = frozenset({"backward", "grad", "jacobian"})
+_BACKPROPAGATE = DIFFERENTIATING_CALLS
 
 
 def calls_backward(tree: ast.Module) -> bool:

@@ -128,6 +128,12 @@ DETACH_HELPER_NAMES: FrozenSet[str] = frozenset(
     }
 )
 
+#: Calls named so back-propagate: ``loss.backward()``, ``accelerator.backward(loss)``,
+#: ``self.manual_backward(loss)``, ``torch.autograd.backward(...)``.
+BACKWARD_CALLS: FrozenSet[str] = frozenset({"backward", "manual_backward"})
+#: Calls that differentiate through a graph (and so free it unless told to keep it).
+DIFFERENTIATING_CALLS: FrozenSet[str] = BACKWARD_CALLS | {"grad", "jacobian"}
+
 #: Methods that put a value into a container that outlives the statement.
 ACCUMULATING_METHODS: FrozenSet[str] = frozenset({"append", "extend", "insert", "add"})
 
