@@ -672,3 +672,26 @@ def test_function_at_a_line():
     assert model.function_at(11).qualname == "Trainer.fit.inner"
     assert model.function_at(13).qualname == "Trainer.fit"
     assert model.function_at(16).qualname == "<module>"
+
+
+def test_mutually_recursive_returns_terminate():
+    model = alone(
+        """
+        def even(n):
+            return odd(n - 1)
+
+        def odd(n):
+            return even(n - 1)
+
+        def loss_of(x):
+            return x.sum().item()
+
+        def outer(x):
+            return middle(x)
+
+        def middle(x):
+            return loss_of(x)
+        """
+    )
+    assert model.returns(model.function("even")).kinds == {Kind.UNKNOWN}
+    assert model.returns(model.function("outer")).kinds == {Kind.NUMBER}

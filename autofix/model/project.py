@@ -39,6 +39,8 @@ from autofix.model.summaries import (
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: how far a chain of re-exports or base classes is followed
 _MAX_DEPTH = 8
+#: bases that make no framework
+_PLAIN_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "Exception", "enum.Enum", "typing.NamedTuple"})
 
 Definition = Union[FunctionSummary, ClassSummary]
 
@@ -122,6 +124,7 @@ class Project:
         self._overlays: Dict[str, bytes] = {}
         self._found: Dict[Tuple[str, Tuple[str, ...]], Optional[Path]] = {}
         self._recorders: List[Set[str]] = []
+        self._names: Dict[Path, Tuple[str, Path]] = {}
 
     @classmethod
     def for_path(cls, path: Union[str, Path]) -> "Project":
@@ -164,12 +167,16 @@ class Project:
     def module_name(self, path: Union[str, Path]) -> Tuple[str, Path]:
         """``(dotted name, the folder it is importable from)`` of a file, following ``__init__.py`` packages."""
         file = Path(path).resolve()
+        known = self._names.get(file)
+        if known is not None:
+            return known
         parts = [] if file.name == "__init__.py" else [file.stem]
         folder = file.parent
         while (folder / "__init__.py").exists() and folder != folder.parent:
             parts.append(folder.name)
             folder = folder.parent
-        return ".".join(reversed(parts)), folder
+        answer = self._names[file] = (".".join(reversed(parts)), folder)
+        return answer
 
     def search_roots(self, importer: Optional[Path] = None) -> Tuple[str, ...]:
         """Folders absolute imports are looked up in: the importer's top folder, the root, ``src/``."""
@@ -266,6 +273,11 @@ class ModuleModel:
         self.summary = summary
         self.project = project
         self.path = path
+        # Answers depend on other files, which may change between checks: memoised per model (one check).
+        self._returns_memo: Dict[int, Returns] = {}
+        self._mro_memo: Dict[int, List[ClassSummary]] = {}
+        self._framework_memo: Dict[int, Framework] = {}
+        self._models: Dict[str, ModuleModel] = {}
 
     # ------------------------------------------------------------------ this module
 
@@ -363,13 +375,18 @@ class ModuleModel:
         module_name = cls_module(cls)
         if self.project is None or module_name is None or module_name == self.summary.name:
             return self
-        summary = self.project.module(module_name, self.path)
-        if summary is None:
-            return self
-        return ModuleModel(summary, self.project, Path(summary.path))
+        model = self._models.get(module_name)
+        if model is None:
+            summary = self.project.module(module_name, self.path)
+            model = self if summary is None else ModuleModel(summary, self.project, Path(summary.path))
+            self._models[module_name] = model
+        return model
 
     def mro(self, cls: ClassSummary) -> List[ClassSummary]:
         """``cls`` and its bases that the project defines, depth first (library bases are left out)."""
+        known = self._mro_memo.get(id(cls))
+        if known is not None:
+            return known
         order: List[ClassSummary] = []
         seen: Set[int] = set()
 
@@ -384,6 +401,7 @@ class ModuleModel:
                     visit(found, model._class_model(found), depth + 1)
 
         visit(cls, self._class_model(cls), 0)
+        self._mro_memo[id(cls)] = order
         return order
 
     def resolve_qualified_or_local(self, qualified: str) -> Optional[ClassSummary]:
@@ -406,20 +424,21 @@ class ModuleModel:
 
     def framework(self, cls: ClassSummary) -> Framework:
         """The framework ``cls`` belongs to, through its bases (followed across the project)."""
+        known = self._framework_memo.get(id(cls))
+        if known is not None:
+            return known
         kinds = []
-        project_classes = {id(c) for c in self.mro(cls)}
         for current in self.mro(cls):
             model = self._class_model(current)
             for base in current.bases:
                 kind = base_framework(base)
                 if kind is not None:
                     kinds.append(kind)
-                elif base not in ("object", "abc.ABC", "typing.Generic") and (
-                    model.resolve_qualified_or_local(base) is None
-                    or id(model.resolve_qualified_or_local(base)) not in project_classes
-                ):
-                    kinds.append(Framework.UNKNOWN)
-        return combine(kinds)
+                elif base not in _PLAIN_BASES and model.resolve_qualified_or_local(base) is None:
+                    kinds.append(Framework.UNKNOWN)  # a library class, or a file that is missing
+        answer = combine(kinds)
+        self._framework_memo[id(cls)] = answer
+        return answer
 
     def method(self, cls: ClassSummary, name: str) -> Optional[FunctionSummary]:
         """Method ``name`` of ``cls`` or of its first project base defining it."""
@@ -472,27 +491,44 @@ class ModuleModel:
             return update_function_contract(function.name, function.params)
         return None
 
-    def returns(self, function: FunctionSummary, depth: int = 0) -> Returns:
-        """What ``function`` returns, following a returned call into the project's callees."""
+    def returns(self, function: FunctionSummary) -> Returns:
+        """What ``function`` returns, following returned calls into the project's callees.
+
+        ``via_calls`` of the answer are the returned calls that could not be
+        followed (library functions, unknown callables, recursion); each adds
+        ``Kind.UNKNOWN``.
+        """
+        return self._returns(function, set())
+
+    def _returns(self, function: FunctionSummary, visiting: Set[int]) -> Returns:
         result = function.returns
-        if not result.via_calls or depth > _MAX_DEPTH:
+        if not result.via_calls:
             return result
-        kinds = set(result.kinds)
+        key = id(function)
+        if key in self._returns_memo:
+            return self._returns_memo[key]
+        if key in visiting or len(visiting) > _MAX_DEPTH:
+            return result
+        visiting.add(key)
+        kinds = set(result.direct)
         unresolved = []
         for callee in result.via_calls:
             found = self._callee(function, callee)
             if found is None:
                 unresolved.append(callee)
                 continue
-            kinds |= self.returns(found, depth + 1).kinds
-        if len(unresolved) < len(result.via_calls) and Kind.UNKNOWN in kinds and not unresolved:
-            # Every returned call resolved: the UNKNOWN stood for them.
-            other = {self.kind_of_call_result(function, c) for c in result.via_calls}
-            if Kind.UNKNOWN not in other:
-                kinds.discard(Kind.UNKNOWN)
-        return Returns(frozenset(kinds), result.dict_keys, result.tuple_kinds, tuple(unresolved))
+            followed = self._returns(found, visiting)
+            kinds |= followed.kinds
+            unresolved.extend(followed.via_calls)
+        visiting.discard(key)
+        if unresolved:
+            kinds.add(Kind.UNKNOWN)
+        answer = Returns(frozenset(kinds), result.dict_keys, result.tuple_kinds, tuple(unresolved), result.direct)
+        self._returns_memo[key] = answer
+        return answer
 
     def kind_of_call_result(self, function: FunctionSummary, callee: str) -> Kind:
+        """The one kind a call spelled ``callee`` inside ``function`` returns (``UNKNOWN`` unless one)."""
         found = self._callee(function, callee)
         if found is None:
             return Kind.UNKNOWN

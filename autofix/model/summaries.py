@@ -122,6 +122,8 @@ class Returns:
     tuple_kinds: Tuple[FrozenSet[Kind], ...] = ()
     #: qualified names of callees whose result is returned as is (resolved by the project model)
     via_calls: Tuple[str, ...] = ()
+    #: the kinds of the returned values that are not such calls
+    direct: FrozenSet[Kind] = frozenset()
 
     @property
     def only(self) -> Optional[Kind]:
@@ -873,9 +875,12 @@ class _FunctionReader:
         keys: Set[str] = set()
         elements: List[Set[Kind]] = []
         via: List[str] = []
+        direct: Set[Kind] = set(kinds)
         for value in values:
             kind = self.kind_of(value)
             kinds.add(kind)
+            if not (kind is Kind.UNKNOWN and isinstance(value, ast.Call) and dotted(value.func) is not None):
+                direct.add(kind)
             if isinstance(value, ast.Dict):
                 keys.update(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
             elif isinstance(value, ast.Tuple):
@@ -889,7 +894,7 @@ class _FunctionReader:
                     via.append(self.module.qualify(spelled))
                 elif spelled is not None:
                     via.append(spelled)
-        return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via))
+        return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via), frozenset(direct))
 
 
 def _bound_names(targets: Iterable[ast.expr], self_name: Optional[str]) -> Set[str]:
