@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from autofix.types import Evidence, Location
 
@@ -27,7 +27,8 @@ class Guided:
     kind: str
     #: The statement to change, as the original source spells it (stripped).
     text: str
-    #: ``name``: the carried / accumulated expression; ``value_kind``: tensor | tuple; ``guard_none``.
+    #: detach-carried: ``names``, ``kinds`` (tensor | tuple, as the run saw them), ``guards`` (may be None);
+    #: out-of-place-augassign: ``name``; detach-accumulated: ``name``, ``value``.
     params: Tuple[Tuple[str, Any], ...] = ()
 
     def param(self, key: str, default: Any = None) -> Any:
@@ -176,7 +177,23 @@ def graph_freed(failure: Dict[str, Any], failing: Optional[Dict[str, Any]], step
         "losses once (no fix: the doctor cannot tell which losses to add; sum them and call backward() once)"
     )
     lines = tuple(int(s["line"]) for s in (freer, back_site) if s and s.get("file") == back_site["file"])
-    return [Diagnosis("AF101", back_site["file"], int(back_site["line"]), message_text, evidence, lines=lines)]
+    names = backward_receivers(freer, back_site)
+    return [Diagnosis("AF101", back_site["file"], int(back_site["line"]), message_text, evidence, names=names, lines=lines)]
+
+
+def backward_receivers(*sites: Optional[Dict[str, Any]]) -> Tuple[str, ...]:
+    """What the backward calls at ``sites`` back-propagate (``loss`` of ``loss.backward()``): a static AF101 names them."""
+    names: List[str] = []
+    for site in sites:
+        source = Source.load(site["file"]) if site else None
+        stmt = source.simple_statement_at(int(site["line"])) if source and site else None
+        for node in ast.walk(stmt) if stmt is not None else ():
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "backward":
+                continue
+            receiver = node.args[0] if expression_text(node.func.value).endswith("autograd") and node.args else node.func.value
+            if expression_text(receiver) not in names:
+                names.append(expression_text(receiver))
+    return tuple(names)
 
 
 def _carried(failure: Dict[str, Any], carriers: List[Dict[str, Any]], back_site, freer, step: int, said: str) -> List[Diagnosis]:
@@ -191,7 +208,7 @@ def _carried(failure: Dict[str, Any], carriers: List[Dict[str, Any]], back_site,
         if "[" in name:
             continue  # an item of a dict or a list of states: no single name to detach
         groups.setdefault(name, {"carrier": carrier, "kind": kind})
-    diagnoses = []
+    diagnoses: List[Diagnosis] = []
     for name, group in groups.items():
         carrier = group["carrier"]
         owner = carrier.get("owner") or {}
@@ -199,8 +216,13 @@ def _carried(failure: Dict[str, Any], carriers: List[Dict[str, Any]], back_site,
             found = _attribute_carrier(name.split(".")[-1], owner, group["kind"], step, said, back_site, freer)
         else:
             found = _local_carrier(name, carrier["where"], group["kind"], step, said, back_site, freer)
-        if found is not None:
+        if found is None:
+            continue
+        same = next((d for d in diagnoses if (d.path, d.line) == (found.path, found.line) and d.guided and found.guided), None)
+        if same is None:
             diagnoses.append(found)
+        else:
+            diagnoses[diagnoses.index(same)] = _joined(same, found)
     if not diagnoses and back_site is not None:
         names = ", ".join(f"`{n}`" for n in groups) or "a value"
         evidence = Evidence("runtime", step, said + f"; {names} carried it from the previous iteration", _related(back_site, freer))
@@ -211,6 +233,26 @@ def _carried(failure: Dict[str, Any], carriers: List[Dict[str, Any]], back_site,
             evidence, names=tuple(groups),
         ))
     return diagnoses
+
+
+def _joined(first: Diagnosis, second: Diagnosis) -> Diagnosis:
+    """Carriers first read by one statement (``lstm(x, (h, c))``): one finding, one detach of both."""
+    assert first.guided is not None and second.guided is not None
+    names = first.names + tuple(n for n in second.names if n not in first.names)
+    params = {
+        key: tuple(first.guided.param(key, ())) + tuple(second.guided.param(key, ()))
+        for key in ("names", "kinds", "guards")
+    }
+    shown = ", ".join(f"`{n}`" for n in params["names"])
+    evidence = Evidence(first.evidence.kind, first.evidence.step,
+                        first.evidence.message.rsplit("; ", 1)[0] + f"; {shown} carried it from the previous iteration",
+                        first.evidence.related)
+    message = (
+        f"{shown} carry the previous iteration's graph into this one, and backward() inside the loop frees that "
+        "graph; detach them at the start of each iteration (truncated BPTT)"
+    )
+    guided = Guided(first.guided.kind, first.guided.text, tuple(params.items()))
+    return Diagnosis(first.code, first.path, first.line, message, evidence, names, guided, first.lines)
 
 
 def _local_carrier(name: str, where: Dict[str, Any], kind: str, step: int, said: str, back_site, freer) -> Optional[Diagnosis]:
@@ -225,16 +267,12 @@ def _local_carrier(name: str, where: Dict[str, Any], kind: str, step: int, said:
     loop = loops[-1]
     # Detach where the innermost loop around the backward starts using the carried value.
     body: List[ast.stmt] = getattr(loop, "body", [])
-    anchor = None
-    for stmt in body:
-        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(stmt)):
-            anchor = stmt
-            break
+    anchor = _first_read(body, lambda n: isinstance(n, ast.Name) and n.id == name)
     if anchor is None:
         return None
     evidence = Evidence("runtime", step, said + f"; `{name}` carried it from the previous iteration", _related(back_site, freer))
     guard = _assigned_none(source, scope, name)
-    guided = Guided("detach-carried", source.statement_text(anchor), (("name", name), ("value_kind", kind), ("guard_none", guard)))
+    guided = Guided("detach-carried", source.statement_text(anchor), (("names", (name,)), ("kinds", (kind,)), ("guards", (guard,))))
     message = (
         f"`{name}` carries the previous iteration's graph into this one, and backward() inside the loop frees that "
         "graph; detach it at the start of each iteration (truncated BPTT)"
@@ -253,14 +291,11 @@ def _attribute_carrier(attr: str, owner: Dict[str, Any], kind: str, step: int, s
     methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name != "__init__"]
     methods.sort(key=lambda m: m.name != "forward")
     for method in methods:
-        for stmt in method.body:
-            reads = [
-                n for n in ast.walk(stmt)
-                if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load)
-                and isinstance(n.value, ast.Name) and n.value.id == "self"
-            ]
-            if not reads:
-                continue
+        stmt = _first_read(
+            method.body,
+            lambda n: isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name) and n.value.id == "self",
+        )
+        if stmt is not None:
             name = f"self.{attr}"
             evidence = Evidence(
                 "runtime", step,
@@ -268,12 +303,42 @@ def _attribute_carrier(attr: str, owner: Dict[str, Any], kind: str, step: int, s
                 _related(back_site, freer, {"file": owner["module_file"], "line": stmt.lineno}),
             )
             guard = _assigned_none(source, cls, name)
-            guided = Guided("detach-carried", source.statement_text(stmt), (("name", name), ("value_kind", kind), ("guard_none", guard)))
+            guided = Guided("detach-carried", source.statement_text(stmt), (("names", (name,)), ("kinds", (kind,)), ("guards", (guard,))))
             message = (
                 f"`{name}` keeps the previous call's graph and `{method.name}` reads it again; backward() frees that "
                 "graph every iteration, so detach it before it is used"
             )
             return Diagnosis("AF102", source.path, stmt.lineno, message, evidence, names=(name, attr), guided=guided)
+    return None
+
+
+def _first_read(body: Sequence[ast.stmt], matches: Callable[[ast.AST], bool]) -> Optional[ast.stmt]:
+    """The first statement of ``body`` that reads the value before writing it; None when it is written first.
+
+    ``out, (h, c) = lstm(x, (h, c))`` reads ``h`` and ``c`` (the right side runs
+    first) but only writes ``out``: ``out`` is not carried into the iteration.
+    """
+    for stmt in body:
+        written = []
+        if isinstance(stmt, ast.AugAssign) and any(matches(n) for n in ast.walk(stmt)):
+            return stmt
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            written = [n for t in targets for n in ast.walk(t) if matches(n) and isinstance(getattr(n, "ctx", None), ast.Store)]
+            value = stmt.value
+            if value is not None and any(matches(n) for n in ast.walk(value)):
+                return stmt
+            reads_in_targets = [n for t in targets for n in ast.walk(t) if matches(n) and isinstance(getattr(n, "ctx", None), ast.Load)]
+            if reads_in_targets:
+                return stmt  # h[0] = ..., self.h.x = ...: the old value is used
+            if written:
+                return None
+            continue
+        nodes = [n for n in ast.walk(stmt) if matches(n)]
+        if any(isinstance(getattr(n, "ctx", None), ast.Load) for n in nodes):
+            return stmt
+        if nodes:
+            return None
     return None
 
 
@@ -457,7 +522,8 @@ def retained_shares(evidence: Dict[str, Any]) -> List[Diagnosis]:
             "losses once (no fix: sum the losses and call backward() once, without retain_graph)"
         )
         lines = tuple(int(s["line"]) for s in (first.get("site"), site) if s and s.get("file") == site["file"])
-        diagnoses.append(Diagnosis("AF101", site["file"], int(site["line"]), message, evidence_value, lines=lines))
+        names = backward_receivers(first.get("site"), site)
+        diagnoses.append(Diagnosis("AF101", site["file"], int(site["line"]), message, evidence_value, names=names, lines=lines))
     return diagnoses
 
 

@@ -80,11 +80,14 @@ def build_fix(diagnosis: Diagnosis, node: cst.CSTNode, code_for) -> Optional[Fix
     guided = diagnosis.guided
     assert guided is not None
     if guided.kind == "detach-carried" and isinstance(node, cst.BaseStatement):
-        name = guided.param("name")
-        statements = _detach_statements([name], [guided.param("value_kind", "tensor")], "torch", {name} if guided.param("guard_none") else set(), "t")
-        if statements is None:
+        names = list(guided.param("names", ()))
+        kinds = list(guided.param("kinds", ()))
+        maybe_none = {n for n, guard in zip(names, guided.param("guards", ())) if guard}
+        statements = _detach_statements(names, kinds, "torch", maybe_none, "t")
+        if not statements:
             return None
-        return Fix.safe(f"Detach `{name}` before it is used (the run showed it carries a freed graph)", InsertBefore(node, tuple(statements)))
+        shown = ", ".join(f"`{n}`" for n in names)
+        return Fix.safe(f"Detach {shown} before use (the run showed a freed graph carried in)", InsertBefore(node, tuple(statements)))
     if guided.kind == "out-of-place-augassign" and isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
         small = node.body[0]
         if not isinstance(small, cst.AugAssign) or not isinstance(small.target, cst.Name):
