@@ -118,6 +118,13 @@ class DoubleBackward(Rule):
     `step()` right after it) is unsafe: it changes how many updates run. The
     original crashed there, so this is almost always the intent.
 
+    ## Runtime evidence
+    With `autofix --run CMD` the doctor sees what this rule infers: a backward
+    that reaches nodes an earlier backward of the same step already freed (the
+    run raises "Trying to backward through the graph a second time"), or, under
+    `retain_graph=True`, two backward calls of one step that share nodes. The
+    finding sits at the second backward and names the first one.
+
     ## References
     - [Autograd mechanics: saved tensors](https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors)
     - [`torch.Tensor.backward`](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
