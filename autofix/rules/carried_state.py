@@ -90,6 +90,15 @@ class CarriedState(Rule):
     helpers count as detaching when their body detaches, or when their name
     says so: `repackage_hidden`, `_detach_hidden`, …).
 
+    ## Runtime evidence
+    With `autofix --run CMD` the doctor re-runs a failing step with anomaly
+    mode: the freed node was created in an earlier iteration, and the variable
+    or attribute that still pointed into that graph after the previous backward
+    (`h`, `hidden` of an LSTM, `self.state` of a module in another file) is the
+    carrier. Where this rule could not prove the value's shape, the doctor
+    detaches the carrier where it is first read, as a tensor or a tuple of
+    tensors as the run saw it.
+
     ## References
     - [PyTorch word language model: `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
     - [Autograd mechanics: saved tensors](https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors)
