@@ -132,6 +132,15 @@ class InplaceAutograd(Rule):
     a table after `derivatives.yaml`. A tensor whose origin the rule cannot
     see (an unknown function's result) is never assumed to be saved.
 
+    ## Runtime evidence
+    With `autofix --run CMD` the doctor re-runs a step that raised "modified
+    by an inplace operation" with saved-tensor hooks and version counters: it
+    records the in-place op that changed a tensor autograd saved (which op,
+    where, the node that saved it and that node's forward line), even when the
+    op hides in a module from another file or a config (an `nn.Sequential`
+    ending in `ReLU(inplace=True)` followed by `+=`). The finding sits at the
+    in-place op; a `+=` there becomes the out-of-place form.
+
     ## References
     - [Autograd mechanics: in-place operations](https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd)
     - [`tools/autograd/derivatives.yaml`](https://github.com/pytorch/pytorch/blob/main/tools/autograd/derivatives.yaml)
