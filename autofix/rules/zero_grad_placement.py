@@ -105,6 +105,13 @@ class ZeroGradPlacement(Rule):
     by the receiver, by the model the optimizer was built from, or, when the
     file steps a single optimizer, by being the only candidate.
 
+    ## Runtime evidence
+    With `autofix --run CMD` the recorder checks this rule's invariant at every
+    `step()`: each gradient must be the sum of the backward contributions since
+    the previous step. Where it breaks, the doctor names the `zero_grad()` call
+    that ran after a backward of the same step (or the `step()` of a loop that
+    never zeroes).
+
     ## References
     - [`torch.optim.Optimizer.zero_grad`](https://pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html)
     - [Zeroing out gradients in PyTorch](https://pytorch.org/tutorials/recipes/recipes/zeroing_out_gradients.html)
