@@ -78,6 +78,14 @@ class GraphAccumulation(Rule):
     heuristically (construction from `torch.nn`, classes deriving from
     `*Module`, `.parameters()` called on a name, `.backward()` called on it).
 
+    ## Runtime evidence
+    With `autofix --run CMD` the doctor measures the live autograd graph after
+    each of the first steps and who holds it (frame locals, attributes, list
+    and dict entries). A holder whose graph grows every step and that no
+    backward goes through is this rule's total; the finding sits at its
+    accumulation (`total += x`, `totals[k] += x`, `history.append(x)`), fixed
+    with `.detach()` where this rule could not prove the value was a tensor.
+
     ## References
     - [PyTorch FAQ: my model reports "cuda runtime error(2): out of memory" — don't accumulate history across your training loop](https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory)
     - [`torch.Tensor.item`](https://pytorch.org/docs/stable/generated/torch.Tensor.item.html)
