@@ -108,9 +108,17 @@ def test_growing_dict_entry_is_af105_at_the_accumulation(tmp_path):
     assert "4 → 16 nodes" in found.evidence.message
 
 
-def test_a_graph_that_backward_traverses_is_no_af105(tmp_path):
-    holders = [[{"name": "h", "where": _site(tmp_path / "t.py", 1), "owner": None, "nodes": n, "traversed": True}] for n in (4, 8, 12)]
-    assert dx.leaks(holders) == []
+def test_a_graph_every_backward_walks_again_is_no_af105(tmp_path):
+    script = tmp_path / "t.py"
+    script.write_text("for x in data:\n    total += x\n")
+    holders = [[{"name": "total", "where": _site(script, 1), "owner": None, "nodes": n, "traversed": True}] for n in (4, 8, 12)]
+    assert dx.leaks(holders, backward_grows=True) == []
+    assert [d.code for d in dx.leaks(holders)] == ["AF105"]
+
+
+def test_a_total_reset_every_few_batches_still_grows(tmp_path):
+    holders = [[{"name": "running", "where": _site(tmp_path / "t.py", 1), "owner": None, "nodes": n}] for n in (4, 8, 12, 0, 4)]
+    assert [name for name, _, _ in dx.growing_holders(holders)] == ["running"]
 
 
 def test_flat_live_graph_is_no_leak(tmp_path):

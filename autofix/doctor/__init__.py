@@ -76,7 +76,7 @@ def diagnose_command(
         else:
             records = [r for r in (second.evidence.get("inplace") or []) if r.get("site")]
             sites = traceback_frames((run.exception or {}).get("traceback", ""), roots)
-            diagnoses = dx.inplace(failure, records, sites, step, message)
+            diagnoses = dx.carried_inplace(failure, failing, step, message) or dx.inplace(failure, records, sites, step, message)
         summary = f"the run failed at step {step}: {run.describe_failure()}"
         if not diagnoses:
             summary += "; the doctor could not map it to a line in your files:\n" + _tail(run)
@@ -97,7 +97,9 @@ def _completed(run: Any, evidence: Dict[str, Any]) -> List[Any]:
     from autofix.doctor import diagnose as dx
     from autofix.verify.compare import Comparer
 
-    diagnoses = list(dx.leaks(evidence.get("holders") or []))
+    from autofix.verify.compare import grows
+
+    diagnoses = list(dx.leaks(evidence.get("holders") or [], backward_grows=grows(run.graph_sizes())))
     diagnoses += dx.retained_shares(evidence)
     broken = Comparer(device=run.device).invariant(run)
     if broken is not None:

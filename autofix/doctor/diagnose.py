@@ -162,22 +162,21 @@ def graph_freed(failure: Dict[str, Any], failing: Optional[Dict[str, Any]], step
     if freer:
         said += f"; the graph was freed by the backward at {_where(freer)}"
     carriers = failure.get("carriers") or []
-    index = int(failure.get("step", step - 1))
-    # Freed by a backward of an earlier optimizer step: the graph spans iterations. Before
-    # the first step (a loop without an optimizer) the sign is a forward line that made
-    # nodes both of the freed graph and of this one.
-    earlier = any(s < index for s in failure.get("old_steps") or [])
-    if earlier or (index == 0 and failure.get("repeated_sites")):
+    if not failure.get("root_old") and spans_iterations(failure, step):
         return _carried(failure, carriers, back_site, freer, step, said)
     if back_site is None:
         return []
     evidence = Evidence("runtime", step, said + f", and the backward at {_where(back_site)} went through it again", _related(back_site, freer))
-    message_text = (
-        "two backward() calls go through one shared graph in the same iteration; back-propagate the sum of the "
-        "losses once (no fix: the doctor cannot tell which losses to add; sum them and call backward() once)"
-    )
-    lines = tuple(int(s["line"]) for s in (freer, back_site) if s and s.get("file") == back_site["file"])
     names = backward_receivers(freer, back_site)
+    if failure.get("root_old"):
+        shown = f"`{names[-1]}`" if names else "the same tensor"
+        message_text = f"{shown} is back-propagated a second time after the first backward() freed its graph (no fix: remove the repeated backward())"
+    else:
+        message_text = (
+            "two backward() calls go through one shared graph in the same iteration; back-propagate the sum of the "
+            "losses once (no fix: the doctor cannot tell which losses to add; sum them and call backward() once)"
+        )
+    lines = tuple(int(s["line"]) for s in (freer, back_site) if s and s.get("file") == back_site["file"])
     return [Diagnosis("AF101", back_site["file"], int(back_site["line"]), message_text, evidence, names=names, lines=lines)]
 
 
@@ -194,6 +193,33 @@ def backward_receivers(*sites: Optional[Dict[str, Any]]) -> Tuple[str, ...]:
             if expression_text(receiver) not in names:
                 names.append(expression_text(receiver))
     return tuple(names)
+
+
+def spans_iterations(failure: Dict[str, Any], step: int) -> bool:
+    """The failing backward reached nodes made in an earlier iteration (not the same loss again)."""
+    index = int(failure.get("step", step - 1))
+    # Freed by a backward of an earlier optimizer step. Before the first step (a loop
+    # without an optimizer) the sign is a forward line that made nodes both of the
+    # freed graph and of this one.
+    earlier = any(s < index for s in failure.get("old_steps") or [])
+    return earlier or bool(index == 0 and failure.get("repeated_sites"))
+
+
+def carried_inplace(failure: Dict[str, Any], failing: Optional[Dict[str, Any]], step: int, message: str) -> List[Diagnosis]:
+    """An in-place error because a graph kept from an earlier iteration saved what ``step()`` then updated.
+
+    ``retain_graph=True`` turns the carried-state error into this one: the
+    optimizer updates the parameters the previous iteration's graph saved.
+    """
+    if failure.get("root_old") or not spans_iterations(failure, step) or not failure.get("carriers"):
+        return []
+    back_site = failing.get("site") if failing else None
+    freed_by = failure.get("freed_by") or []
+    freer = freed_by[-1]["site"] if freed_by else None
+    said = f'step {step} raised "{first_line(message, 70)}"'
+    if freer:
+        said += f"; its graph reaches the previous iteration's, kept by the backward at {_where(freer)}"
+    return _carried(failure, failure["carriers"], back_site, freer, step, said)
 
 
 def _carried(failure: Dict[str, Any], carriers: List[Dict[str, Any]], back_site, freer, step: int, said: str) -> List[Diagnosis]:
@@ -394,7 +420,11 @@ def _augassign(site: Dict[str, Any]) -> Optional[Guided]:
 
 
 def growing_holders(holders: List[List[Dict[str, Any]]]) -> List[Tuple[str, Dict[str, Any], List[int]]]:
-    """Holders whose graph grows over the recorded steps (name, last record, sizes)."""
+    """Holders whose graph grew over three recorded steps in a row (name, last record, sizes).
+
+    Three in a row, not the whole run: a total printed and reset every few
+    batches still grows between resets.
+    """
     series: Dict[Tuple[str, str, int], List[Dict[str, Any]]] = {}
     for step in holders:
         for holder in step:
@@ -404,27 +434,32 @@ def growing_holders(holders: List[List[Dict[str, Any]]]) -> List[Tuple[str, Dict
     found = []
     for key, records in series.items():
         sizes = [r["nodes"] for r in records]
-        if len(sizes) >= 3 and sizes[-1] > sizes[0] and all(b >= a for a, b in zip(sizes, sizes[1:])) and len(sizes) >= len(holders) - 1:
+        if any(a < b < c for a, b, c in zip(sizes, sizes[1:], sizes[2:])):
             found.append((key[0], records[-1], sizes))
-    found.sort(key=lambda item: -(item[2][-1] - item[2][0]))
+    found.sort(key=lambda item: -(max(item[2]) - item[2][0]))
     return found
 
 
-def leaks(holders: List[List[Dict[str, Any]]]) -> List[Diagnosis]:
+def leaks(holders: List[List[Dict[str, Any]]], backward_grows: bool = False) -> List[Diagnosis]:
+    """AF105: a growing live graph no backward walks (each backward's own graph stays the same size).
+
+    When the backward graphs grow too, every backward walks the whole history:
+    a carried state kept by ``retain_graph=True``, not a total.
+    """
+    if backward_grows:
+        return []
     diagnoses: List[Diagnosis] = []
     for name, holder, sizes in growing_holders(holders):
         base = name.split("[", 1)[0]
         if any(base in d.names for d in diagnoses):
             continue
         where = holder["where"]
-        said = (
-            f"the live autograd graph held by `{name}` grew every step ({sizes[0]} → {sizes[-1]} nodes over "
-            f"{len(sizes)} steps)"
-        )
-        if holder.get("traversed"):
-            continue  # back-propagated every step: a carried state kept by retain_graph, not a total
         grew_at = next((i + 1 for i, size in enumerate(sizes) if size > sizes[0]), len(sizes))
-        found = _accumulation(base, holder, where, grew_at, said + f" and no backward() ever went through `{base}`")
+        said = (
+            f"the live autograd graph held by `{base}` grew step after step ({sizes[0]} → {max(sizes)} nodes over "
+            f"{len(sizes)} steps), and no backward() goes through it"
+        )
+        found = _accumulation(base, holder, where, grew_at, said)
         if found is not None:
             diagnoses.append(found)
     return diagnoses
@@ -487,11 +522,23 @@ def invariant(evidence: Dict[str, Any], mismatch_step: int, detail: str) -> List
         evidence_value = Evidence("runtime", mismatch_step, said + f"; zero_grad() at {_where(site)} ran after {zero_grads[-1]['after_backwards']} backward call(s)", _related(site, step_site))
         message = "zero_grad() runs after backward() and before step() in the same step, discarding gradients (no fix: move it before the backward pass, or after the guarded step())"
         return [Diagnosis("AF104", site["file"], int(site["line"]), message, evidence_value)]
-    if not evidence.get("zero_grads") and step_site:
-        evidence_value = Evidence("runtime", mismatch_step, said + "; zero_grad() never ran", _related(step_site))
-        message = "the training loop never calls zero_grad(), so gradients of earlier steps leak into this one (no fix: call zero_grad() before each backward pass)"
-        return [Diagnosis("AF104", step_site["file"], int(step_site["line"]), message, evidence_value)]
-    return []
+    if step_site is None:
+        return []
+    backwards = [b for b in evidence.get("backwards") or [] if b["step"] == index and b.get("site")]
+    last = backwards[-1]["site"] if backwards else None
+    # Whatever changed the gradients ran between the last backward and step(): a static
+    # finding anywhere in between is about the same thing.
+    lines: Tuple[int, ...] = ()
+    if last and last["file"] == step_site["file"] and last["line"] <= step_site["line"]:
+        lines = tuple(range(int(last["line"]), int(step_site["line"]) + 1))
+    if not evidence.get("zero_grads"):
+        said += "; zero_grad() never ran"
+    evidence_value = Evidence("runtime", mismatch_step, said, _related(step_site, last))
+    message = (
+        "the gradients step() uses are not the sum of the backward calls since the previous step (no fix: zero the "
+        "gradients once per step, before the backward pass, and leave them alone between backward() and step())"
+    )
+    return [Diagnosis("AF104", step_site["file"], int(step_site["line"]), message, evidence_value, lines=lines)]
 
 
 # --------------------------------------------------------------------------- retained graphs

@@ -69,6 +69,7 @@ class Evidence:
         self._hooks: Any = None
         #: Focused runs: the nodes of the current backward an earlier backward already traversed.
         self._old: Dict[int, Tuple[int, int]] = {}
+        self._root_old = False
 
     # ------------------------------------------------------------------ frames
 
@@ -137,8 +138,8 @@ class Evidence:
 
     # --------------------------------------------------------------- backward
 
-    def before_backward(self, nodes: Dict[int, Any], retain_graph: Any, step: int) -> int:
-        """Called with the nodes the backward will traverse; returns its index."""
+    def before_backward(self, nodes: Dict[int, Any], retain_graph: Any, step: int, roots: Sequence[Any] = ()) -> int:
+        """Called with the nodes the backward will traverse (and its roots' grad_fn); returns its index."""
         index = len(self.backwards)
         self._since_step += 1
         site = self.user_frame(sys._getframe(1))
@@ -153,6 +154,8 @@ class Evidence:
                 self._window_index[key] = index
         if self.focused:
             self._old = {key: _metadata(node)[_TAG] for key, node in nodes.items() if _TAG in _metadata(node)}
+            # The very tensor an earlier backward already went through (a repeated loss.backward()).
+            self._root_old = any(root is not None and id(root) in self._old for root in roots)
             self._tag(nodes, index, step)
         return index
 
@@ -186,6 +189,7 @@ class Evidence:
             failure["repeated_sites"] = [list(s) for s in sorted(old_sites & new_sites)]
             failure["old_created"] = [list(s) for s in sorted(old_sites)][:8]
             failure["carriers"] = [holder for holder, node in self._carriers if id(node) in nodes]
+            failure["root_old"] = self._root_old
         self.failure = failure
 
     def _tag(self, nodes: Dict[int, Any], index: int, step: int) -> None:
@@ -254,6 +258,15 @@ class Evidence:
             if size:
                 holders.append(dict(holder, nodes=size, shape=list(value.shape), numel=int(value.numel()),
                                     traversed=id(value.grad_fn) in self._window))
+        # A list or dict that grows holds many small graphs: its entries together are the holder.
+        groups: Dict[str, Dict[str, Any]] = {}
+        for holder in holders:
+            owner = holder.get("owner") or {}
+            if owner.get("kind") in ("list", "dict", "tuple") and owner.get("name") != holder["name"]:
+                group = groups.setdefault(owner["name"], dict(holder, name=owner["name"], nodes=0, entries=0))
+                group["nodes"] += holder["nodes"]
+                group["entries"] += 1
+        holders.extend(groups.values())
         holders.sort(key=lambda h: -h["nodes"])
         return len(counted), holders[:HOLDERS_KEPT]
 

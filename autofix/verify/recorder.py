@@ -187,7 +187,7 @@ class Recorder:
         if self.evidence is None:
             result = self._original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
         else:
-            result = self._backward_with_evidence(graph, (tensors, grad_tensors, retain_graph, create_graph, *args), kwargs)
+            result = self._backward_with_evidence(graph, grad_fns, (tensors, grad_tensors, retain_graph, create_graph, *args), kwargs)
         if self._stepped_since_backward:
             self._pending.clear()
             self._after.clear()
@@ -212,9 +212,9 @@ class Recorder:
         self.backward_count += 1
         return result
 
-    def _backward_with_evidence(self, graph: Dict[int, Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    def _backward_with_evidence(self, graph: Dict[int, Any], roots: List[Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
         evidence = self.evidence
-        index = evidence.before_backward(graph, args[2], self.step_count)
+        index = evidence.before_backward(graph, args[2], self.step_count, roots)
         with warnings.catch_warnings(record=True) as caught:
             if evidence.focused:
                 # Anomaly mode names the failing node's forward trace in a warning.
