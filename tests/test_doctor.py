@@ -105,7 +105,7 @@ def test_growing_dict_entry_is_af105_at_the_accumulation(tmp_path):
     [found] = dx.leaks(holders)
     assert (found.code, found.line) == ("AF105", 5)
     assert found.guided and found.guided.kind == "detach-accumulated"
-    assert "4 → 16 nodes" in found.evidence.message
+    assert "grew to 16 nodes over 4 steps" in found.evidence.message
 
 
 def test_a_graph_every_backward_walks_again_is_no_af105(tmp_path):

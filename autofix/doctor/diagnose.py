@@ -434,7 +434,9 @@ def growing_holders(holders: List[List[Dict[str, Any]]]) -> List[Tuple[str, Dict
     found = []
     for key, records in series.items():
         sizes = [r["nodes"] for r in records]
-        if any(a < b < c for a, b, c in zip(sizes, sizes[1:], sizes[2:])):
+        # Or: twice it held nodes a backward of an earlier step went through (and freed).
+        kept = sum(1 for r in records if r.get("earlier"))
+        if any(a < b < c for a, b, c in zip(sizes, sizes[1:], sizes[2:])) or kept >= 2:
             found.append((key[0], records[-1], sizes))
     found.sort(key=lambda item: -(max(item[2]) - item[2][0]))
     return found
@@ -456,8 +458,8 @@ def leaks(holders: List[List[Dict[str, Any]]], backward_grows: bool = False) -> 
         where = holder["where"]
         grew_at = next((i + 1 for i, size in enumerate(sizes) if size > sizes[0]), len(sizes))
         said = (
-            f"the live autograd graph held by `{base}` grew step after step ({sizes[0]} → {max(sizes)} nodes over "
-            f"{len(sizes)} steps), and no backward() goes through it"
+            f"the live autograd graph held by `{base}` grew to {max(sizes)} nodes over {len(sizes)} steps "
+            f"(first {sizes[0]}), keeping graphs earlier backward() calls had freed"
         )
         found = _accumulation(base, holder, where, grew_at, said)
         if found is not None:

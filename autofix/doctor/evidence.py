@@ -152,6 +152,13 @@ class Evidence:
             if key not in self._window:
                 self._window[key] = node
                 self._window_index[key] = index
+        if not self.focused and step < self.holder_steps:
+            # Which step's backward went through a node: a holder reaching one of an earlier
+            # step keeps a freed graph across iterations (measured for the first steps only).
+            for node in nodes.values():
+                metadata = _metadata(node)
+                if _TAG not in metadata and not hasattr(node, "variable"):
+                    metadata[_TAG] = (index, step)
         if self.focused:
             self._old = {key: _metadata(node)[_TAG] for key, node in nodes.items() if _TAG in _metadata(node)}
             # The very tensor an earlier backward already went through (a repeated loss.backward()).
@@ -225,7 +232,7 @@ class Evidence:
         self._since_step = 0
         total: Optional[int] = None
         if step_count <= self.holder_steps:
-            total, holders = self.measure_holders(frame)
+            total, holders = self.measure_holders(frame, step_count - 1)
             self.holders.append(holders)
         self._window.clear()
         self._window_index.clear()
@@ -250,22 +257,23 @@ class Evidence:
                     yield from _visit(value, name, where, HOLDER_DEPTH, seen, None)
             frame = frame.f_back
 
-    def measure_holders(self, frame: Optional[types.FrameType]) -> Tuple[int, List[Dict[str, Any]]]:
+    def measure_holders(self, frame: Optional[types.FrameType], step: int) -> Tuple[int, List[Dict[str, Any]]]:
         counted: Set[int] = set()
         holders = []
         for holder, value in self.iter_holders(frame):
-            size = _walk_count(value.grad_fn, counted)
+            size, earlier = _walk_count(value.grad_fn, counted, step)
             if size:
                 holders.append(dict(holder, nodes=size, shape=list(value.shape), numel=int(value.numel()),
-                                    traversed=id(value.grad_fn) in self._window))
+                                    traversed=id(value.grad_fn) in self._window, earlier=earlier))
         # A list or dict that grows holds many small graphs: its entries together are the holder.
         groups: Dict[str, Dict[str, Any]] = {}
         for holder in holders:
-            owner = holder.get("owner") or {}
-            if owner.get("kind") in ("list", "dict", "tuple") and owner.get("name") != holder["name"]:
-                group = groups.setdefault(owner["name"], dict(holder, name=owner["name"], nodes=0, entries=0))
+            if "[" in holder["name"]:
+                base = holder["name"].split("[", 1)[0]
+                group = groups.setdefault(base, dict(holder, name=base, nodes=0, entries=0, earlier=False))
                 group["nodes"] += holder["nodes"]
                 group["entries"] += 1
+                group["earlier"] = group["earlier"] or holder["earlier"]
         holders.extend(groups.values())
         holders.sort(key=lambda h: -h["nodes"])
         return len(counted), holders[:HOLDERS_KEPT]
@@ -431,17 +439,22 @@ def _reaches(grad_fn: Any, nodes: Dict[int, Any], limit: int = 100_000) -> bool:
     return False
 
 
-def _walk_count(grad_fn: Any, seen: Set[int]) -> int:
+def _walk_count(grad_fn: Any, seen: Set[int], step: int) -> Tuple[int, bool]:
+    """Nodes under ``grad_fn`` not counted yet, and whether one was traversed by a backward before ``step``."""
     if grad_fn is None or id(grad_fn) in seen:
-        return 0
+        return 0, False
     stack = [grad_fn]
     seen.add(id(grad_fn))
     count = 0
+    earlier = False
     while stack:
         fn = stack.pop()
         count += 1
+        if not earlier:
+            tag = _metadata(fn).get(_TAG)
+            earlier = tag is not None and tag[1] < step
         for child, _ in fn.next_functions:
             if child is not None and id(child) not in seen:
                 seen.add(id(child))
                 stack.append(child)
-    return count
+    return count, earlier
