@@ -85,6 +85,10 @@ def cli(ctx: click.Context, **flags: Any) -> None:
         code = _run(ctx, **flags)
     except (click.exceptions.Exit, click.ClickException, click.Abort):
         raise
+    except BrokenPipeError:
+        # The reader (head, less) went away: stop quietly, as a pipeline expects.
+        _drop_stdout()
+        ctx.exit(1)
     except (configuration.ConfigError, registry.UnknownRuleError) as exc:
         raise Failure(str(exc)) from None
     except Exception as exc:  # an autofix bug: say so, exit 2, keep the traceback available
@@ -95,6 +99,15 @@ def cli(ctx: click.Context, **flags: Any) -> None:
             hint = " (AUTOFIX_TRACEBACK=1 shows the traceback)"
         raise Failure(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
     ctx.exit(code)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # no real file descriptor (tests): nothing will be flushed to a closed pipe
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -464,6 +464,7 @@ def fake_verify(monkeypatch):
     module = types.ModuleType("autofix.verify")
     module.calls = []
     module.verdict = "identical"
+    module.detail = "fake"
 
     class VerifySettings:
         def __init__(self, device="auto", max_steps=None, timeout=300.0):
@@ -471,7 +472,7 @@ def fake_verify(monkeypatch):
 
     def verify_file(original, patched, path, applied_codes, settings):
         module.calls.append(("file", original, patched, path, applied_codes, settings))
-        return Verification(module.verdict, steps_compared=2, max_abs_diff=0.0, detail="fake")
+        return Verification(module.verdict, steps_compared=2, max_abs_diff=0.0, detail=module.detail)
 
     def verify_command(root, changes, command, applied_codes, settings):
         module.calls.append(("command", root, changes, command, applied_codes, settings))
@@ -876,3 +877,26 @@ def test_a_named_file_is_parsed_even_without_trigger_words(demo):
     assert "pkg/plain.py: error: syntax error at 1:7: invalid syntax" in named.stdout
     walked = run("pkg")  # found by walking: no rule could fire, so it is not parsed
     assert walked.exit_code == 0 and "error" not in walked.stdout
+
+
+def test_still_fails_names_the_unfixed_finding_and_is_held_back(demo, fake_verify):
+    fake_verify.verdict = "inconclusive"
+    fake_verify.detail = "still fails: the patched run fails as the original did, at the same place"
+    write("a.py", RELU + "opt.zero_grad()\n")  # AF903 has no fix
+    result = run("--write", "--verify", "a.py")
+    assert "a.py: verification inconclusive (2 steps compared, max abs diff 0): still fails: unfixed AF903 at 6:5; " in result.stderr
+    assert "patched-failed" not in result.stderr
+    assert Path("a.py").read_text() == RELU + "opt.zero_grad()\n"  # not proven: held back
+    assert "a.py: not written: verification inconclusive" in result.stderr
+    assert result.exit_code == 1
+
+
+def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
+    for rule in ("AF102", "AF105"):  # a diff of several pipe writes: head closes it after one line
+        shutil.copytree(ROOT / "corpus" / rule, tmp_path / "corpus" / rule)
+    proc = subprocess.run(
+        f"{sys.executable} -m autofix --diff corpus | head -1",
+        shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.stdout.startswith("--- ")
+    assert "internal error" not in proc.stderr and "Broken pipe" not in proc.stderr, proc.stderr
