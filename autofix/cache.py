@@ -19,6 +19,7 @@ turns it off.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -43,6 +44,24 @@ def resolve_dir(configured: Optional[str]) -> str:
     return os.environ.get("AUTOFIX_CACHE_DIR") or configured or default_dir()
 
 
+@functools.lru_cache(maxsize=1)
+def _build() -> bytes:
+    """A fingerprint of autofix's own sources (names, sizes, mtimes).
+
+    The version alone would keep serving stale results to someone editing a
+    rule in a development install; a stat of each module costs about a millisecond.
+    """
+    package = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.blake2b(digest_size=16)
+    for folder, dirs, files in os.walk(package):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(folder, name))
+                digest.update(f"{os.path.relpath(os.path.join(folder, name), package)}:{info.st_size}:{info.st_mtime_ns};".encode())
+    return digest.digest()
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
@@ -61,6 +80,7 @@ class Cache:
             _MAGIC,
             str(FORMAT).encode(),
             __version__.encode(),
+            _build(),
             os.path.abspath(path).encode("utf-8", "surrogateescape"),
             path.encode("utf-8", "surrogateescape"),
             # Every option that shapes a result (selection, per-path ignores, fix

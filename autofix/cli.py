@@ -11,16 +11,20 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
 
 import click
 
 import autofix
-from autofix import api, registry
-from autofix import config as configuration
 from autofix.output import FORMATS, OUTPUT_FORMATS, emit
 from autofix.report import Mode, Outcome, sort_results
 from autofix.types import FileResult, Options
+
+if TYPE_CHECKING:
+    from autofix import config as configuration
+
+# The engine, the rules and the configuration import LibCST and pathspec: each
+# function imports what it uses, so that --version and --help start fast.
 
 #: Runs over fewer files finish before a progress bar would be worth drawing.
 PROGRESS_MIN_FILES = 20
@@ -63,6 +67,8 @@ class Failure(click.ClickException):
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary; findings, diffs and errors only.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True)
+@click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing cached results.")
+@click.option("--cache-dir", metavar="DIR", help="Where results are cached (default: the cache-dir setting, else the user's cache folder).")
 @click.option("--run", "run_command", metavar="CMD", help="Doctor: run CMD under the recorder; report findings with runtime evidence (fix with --diff/--write).")
 @click.option("--verify", is_flag=True, help="Run the gradient verifier on each changed file.")
 @click.option("--verify-cmd", metavar="CMD", help="Verify by running CMD against the original and the patched tree.")
@@ -81,6 +87,8 @@ def cli(ctx: click.Context, **flags: Any) -> None:
 
     PATHS are files or directories (default: the current directory).
     """
+    from autofix import registry
+    from autofix import config as configuration
     try:
         code = _run(ctx, **flags)
     except (click.exceptions.Exit, click.ClickException, click.Abort):
@@ -126,6 +134,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _run(ctx: click.Context, **f: Any) -> int:
+    from autofix import api
+    from autofix import config as configuration
     if f["lsp"]:
         return _serve_lsp()
     if f["list_rules"]:
@@ -264,6 +274,7 @@ def _print_fixed(
 
 def _overrides(f: Any, *, fix: bool) -> Dict[str, Any]:
     """The command line's settings, which win over every file's configuration."""
+    from autofix import config as configuration
 
     def codes(flag: str) -> Optional[Tuple[str, ...]]:
         value = f[flag.replace("-", "_")]
@@ -284,6 +295,8 @@ def _check_tree(
     paths: List[str], overrides: Dict[str, Any], f: Any, stderr: TextIO
 ) -> Tuple[List[FileResult], Options]:
     """Each path walked with its own configuration's excludes, each file checked with its own."""
+    from autofix import api
+    from autofix import config as configuration
     resolver = configuration.Resolver()
     files: List[str] = []
     problems: List[FileResult] = []
@@ -299,6 +312,11 @@ def _check_tree(
         problems.extend(missing)
     files = sorted(set(files))
     options = resolver.options(files, **overrides)
+    if not f["no_cache"]:
+        from autofix.cache import resolve_dir
+
+        configured = resolver.config(configuration.common_root(paths)).cache_dir
+        options = dataclasses.replace(options, cache_dir=f["cache_dir"] or resolve_dir(configured))
     stream = api.check_paths(files, options, jobs=f["jobs"])
     checked = _progress(stream, len(files), "Checking", f, stderr, minimum=PROGRESS_MIN_FILES)
     named = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
@@ -317,6 +335,7 @@ def _parsed_if_named(result: FileResult, named: Set[str]) -> FileResult:
 
 def _doctor(paths: List[str], options: Options, config: configuration.Config, f: Any) -> List[FileResult]:
     """``--run CMD``: the static results of PATHS with the run's evidence merged in (see :mod:`autofix.doctor`)."""
+    from autofix import api
     from autofix.doctor import DEFAULT_STEPS
 
     from autofix.verification import VerifierUnavailable, load_verifier
@@ -345,6 +364,7 @@ def _doctor(paths: List[str], options: Options, config: configuration.Config, f:
 def _command_root(paths: List[str]) -> str:
     # The command is written relative to where the user stands, so the project
     # copied for it is the working directory whenever it holds the paths.
+    from autofix import config as configuration
     root = configuration.common_root(paths or [os.curdir])
     cwd = os.getcwd()
     if os.path.commonpath([root, cwd]) == cwd:
@@ -353,6 +373,7 @@ def _command_root(paths: List[str]) -> str:
 
 
 def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) -> List[FileResult]:
+    from autofix import config as configuration
     from autofix import verification
 
     if f["run_command"]:
@@ -437,6 +458,7 @@ def _fix_kinds(rule: Any) -> str:
 
 def rule_table() -> str:
     """``--list-rules``: code, name, fix kinds and summary of every rule."""
+    from autofix import registry
     rules = registry.all_rules()
     rows = [("CODE", "NAME", "FIX", "SUMMARY")]
     rows += [(r.CODE, r.NAME, _fix_kinds(r), r.SUMMARY) for r in rules]
@@ -448,6 +470,7 @@ def rule_table() -> str:
 
 def explain(code: str) -> str:
     """``--explain CODE``: the rule's facts, then its docstring."""
+    from autofix import registry
     try:
         rule = registry.get_rule(code)
     except registry.UnknownRuleError as exc:

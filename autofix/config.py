@@ -45,6 +45,8 @@ class Config:
     exclude: Optional[Tuple[str, ...]] = None
     extend_exclude: Tuple[str, ...] = ()
     unsafe_fixes: Optional[bool] = None
+    #: Where results are cached (``cache-dir``, relative to the file's folder).
+    cache_dir: Optional[str] = None
     #: (glob, codes) pairs, globs relative to :attr:`root`.
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = field(default_factory=tuple)
 
@@ -94,7 +96,7 @@ class Config:
 DEFAULT_SELECT = ("AF",)
 _CODE_LISTS = ("select", "extend-select", "ignore", "fixable", "unfixable")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
-KEYS = (*_CODE_LISTS, *_PATTERN_LISTS, "unsafe-fixes", "per-file-ignores")
+KEYS = (*_CODE_LISTS, *_PATTERN_LISTS, "unsafe-fixes", "per-file-ignores", "cache-dir")
 
 
 def path_matches(path: str, pattern: str) -> bool:
@@ -164,6 +166,11 @@ def parse_table(table: Dict[str, Any], path: Path) -> Config:
         if not isinstance(table["unsafe-fixes"], bool):
             raise ConfigError(f"{where} unsafe-fixes: expected true or false")
         values["unsafe_fixes"] = table["unsafe-fixes"]
+    if "cache-dir" in table:
+        folder = table["cache-dir"]
+        if not isinstance(folder, str) or not folder.strip():
+            raise ConfigError(f"{where} cache-dir: expected a folder path as a string")
+        values["cache_dir"] = os.path.join(path.parent, os.path.expanduser(folder))
     if "per-file-ignores" in table:
         ignores = table["per-file-ignores"]
         if not isinstance(ignores, dict):

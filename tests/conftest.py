@@ -32,3 +32,11 @@ def without_screens(patch, rules=None):
 def unscreened(monkeypatch):
     """The screens off for one test (the sweep, and the screens' own soundness tests)."""
     without_screens(monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def private_result_cache(tmp_path_factory, monkeypatch):
+    """Each test gets its own result cache: nothing is read from or written to the
+    user's cache folder, and no test sees results another test cached (some
+    patch rules or screens)."""
+    monkeypatch.setenv("AUTOFIX_CACHE_DIR", str(tmp_path_factory.mktemp("autofix-cache")))

@@ -136,3 +136,35 @@ def test_a_fully_cached_run_never_imports_libcst(tmp_path: Path, leaky: Path, op
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_command_line_caches_unless_told_not_to(tmp_path: Path, leaky: Path) -> None:
+    from click.testing import CliRunner
+
+    from autofix.cli import cli
+
+    cache_dir = tmp_path / "cli-cache"
+    first = CliRunner().invoke(cli, ["--diff", "--cache-dir", str(cache_dir), str(leaky)])
+    assert first.exit_code == 1, first.output
+    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.parent != cache_dir]
+    assert len(entries) == 1
+    assert (cache_dir / "CACHEDIR.TAG").exists()
+    second = CliRunner().invoke(cli, ["--diff", "--cache-dir", str(cache_dir), str(leaky)])
+    assert second.exit_code == 1 and second.output == first.output
+    other = tmp_path / "other-cache"
+    CliRunner().invoke(cli, ["--diff", "--no-cache", "--cache-dir", str(other), str(leaky)])
+    assert not other.exists()
+
+
+def test_cache_dir_setting_is_relative_to_its_pyproject(tmp_path: Path, leaky: Path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from autofix.cli import cli
+
+    monkeypatch.delenv("AUTOFIX_CACHE_DIR")
+    (tmp_path / "pyproject.toml").write_text('[tool.autofix]\ncache-dir = ".autofix_cache"\n')
+    result = CliRunner().invoke(cli, ["--diff", str(leaky)])
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / ".autofix_cache" / "CACHEDIR.TAG").exists()
+    assert (tmp_path / ".autofix_cache" / ".gitignore").read_text().strip().endswith("*")
+

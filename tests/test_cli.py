@@ -569,7 +569,7 @@ def test_verify_without_torch_still_prints_the_diff(demo, monkeypatch):
 
 
 def test_traceback_hint_only_without_autofix_traceback(demo, monkeypatch):
-    monkeypatch.setattr(cli_module.api, "discover", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr("autofix.api.discover", lambda *a, **k: 1 / 0)
     write("a.py", RELU)
     assert "AUTOFIX_TRACEBACK=1 shows the traceback" in run("a.py").stderr
     monkeypatch.setenv("AUTOFIX_TRACEBACK", "1")
