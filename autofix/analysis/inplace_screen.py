@@ -48,6 +48,7 @@ from autofix.analysis.inplace_ops import (
     TORCH_INPLACE_FUNCTIONS,
 )
 from autofix.analysis.screen import nodes_of
+from autofix.model.summaries import dotted as _dotted
 
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -370,17 +371,6 @@ def _grad_free(value: ast.expr, index: "_Index") -> bool:
 
 def _last_name(node: ast.expr) -> Optional[str]:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _stored_names(target: ast.AST) -> List[str]:
