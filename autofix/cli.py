@@ -76,6 +76,7 @@ class Failure(click.ClickException):
 @click.option("--max-steps", type=click.IntRange(min=1), help="Stop each verification run after N optimizer steps.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds per verification run.")
 @click.option("--force", is_flag=True, help="With --write: also write files whose verification did not pass.")
+@click.option("--force-readonly", is_flag=True, help="With --write: also rewrite read-only files (keeping their mode).")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation and exit.")
 @click.option("--lsp", is_flag=True, help="Run the language server on stdio.")
@@ -174,7 +175,7 @@ def _run(ctx: click.Context, **f: Any) -> int:
     elif mode is Mode.WRITE:
         from autofix.writeback import write_back
 
-        results, written, held = write_back(results, force=f["force"])
+        results, written, held = write_back(results, force=f["force"], allow_readonly=f["force_readonly"])
 
     outcome = Outcome(
         mode,
@@ -227,6 +228,8 @@ def _check_flags(f: Any, stdin_name: Optional[str]) -> None:
         raise Failure("--verify and --verify-cmd cannot be combined")
     if f["force"] and not f["write"]:
         raise Failure("--force only applies to --write")
+    if f["force_readonly"] and not f["write"]:
+        raise Failure("--force-readonly only applies to --write")
     if f["run_command"] is not None:
         if stdin_name is not None:
             raise Failure("--run runs a command on a tree; it cannot be combined with stdin")

@@ -2,10 +2,18 @@
 
 Directories are walked for ``*.py`` files, skipping the usual tool and
 virtualenv folders and whatever ``.gitignore`` files say; files named on the
-command line are always checked. Problems found on the way (a missing path, a
-directory that cannot be listed, a file over the size limit) come back as
+command line are always checked, and so are folders named on it, even inside
+a folder that an ancestor's ``.gitignore`` ignores (as ruff does). Problems
+found on the way (a missing path, a directory that cannot be listed, a file
+over the size limit, a symbolic link out of the paths given, a temporary file
+an interrupted ``--write`` left behind) come back as
 :class:`~autofix.types.FileResult` values with ``error`` set, so that the run
 goes on and the exit code can still reflect them.
+
+Symbolic links met while walking are followed only while they stay inside the
+paths given: ``--write`` must never rewrite a file elsewhere through one. A
+file reached under several names (links, hard links) is checked once, under
+its own name when that is among them.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import pathspec
 
 from autofix.types import FileResult
+from autofix.writer import TEMP_SUFFIX, stale_temporary
 
 DEFAULT_EXCLUDES: Tuple[str, ...] = (
     ".git",
@@ -62,10 +71,11 @@ def discover(
         skip_virtualenvs=not exclude,
         respect_gitignore=respect_gitignore,
         max_file_size=max_file_size,
+        roots=[os.path.realpath(p) for p in paths if p],
     )
     for path in paths:
         walker.add_argument(path)
-    files = sorted(walker.files)
+    files = walker.unique_files()
     errors = sorted(walker.errors.values(), key=lambda r: r.path)
     return files, errors
 
@@ -86,12 +96,16 @@ class _Walker:
         skip_virtualenvs: bool,
         respect_gitignore: bool,
         max_file_size: int,
+        roots: Sequence[str] = (),
     ) -> None:
         self.excludes = excludes
         self.skip_virtualenvs = skip_virtualenvs
         self.respect_gitignore = respect_gitignore
         self.max_file_size = max_file_size
-        self.files: Set[str] = set()
+        #: Real paths of the arguments: links met while walking may not lead out of them.
+        self.roots = tuple(roots)
+        #: path -> (st_dev, st_ino, is a symbolic link)
+        self.files: Dict[str, Tuple[int, int, bool]] = {}
         self.errors: Dict[str, FileResult] = {}
         # Real directories already walked: (st_dev, st_ino). Makes symlink loops
         # and several arguments naming the same tree harmless.
@@ -117,7 +131,7 @@ class _Walker:
             self._walk(path, ignores)
         else:
             # Named explicitly: checked whatever its name or the excludes say.
-            self._add_file(path, st)
+            self._add_file(path, st, os.path.islink(path))
 
     # ------------------------------------------------------------------ walking
 
@@ -152,14 +166,24 @@ class _Walker:
                 rel = _relative(child, root)
                 try:
                     is_dir = entry.is_dir()  # follows symlinks; loops are caught by seen_dirs
+                    is_link = entry.is_symlink()
                 except OSError:
-                    is_dir = False
+                    is_dir = is_link = False
                 if is_dir:
+                    if is_link and not self._inside_roots(child):
+                        continue  # a link out of the paths given (git never follows them either)
                     if self._excluded(rel + "/", child + os.sep, active):
                         continue
                     if self.skip_virtualenvs and os.path.exists(os.path.join(child, "pyvenv.cfg")):
                         continue
                     stack.append((child, active))
+                    continue
+                if entry.name.endswith(TEMP_SUFFIX) and stale_temporary(child):
+                    self._error(
+                        child,
+                        "stale temporary file left by an interrupted `autofix --write` (the file next "
+                        "to it was not changed); delete it",
+                    )
                     continue
                 if not entry.name.endswith(".py"):
                     continue
@@ -173,8 +197,16 @@ class _Walker:
                 except OSError as exc:
                     self._error(child, f"cannot access file: {exc.strerror or exc}")
                     continue
-                if stat.S_ISREG(st.st_mode):
-                    self._add_file(child, st)
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                if is_link and not self._inside_roots(child):
+                    self._error(
+                        child,
+                        f"skipped: symbolic link to {os.path.realpath(child)}, outside the paths given "
+                        "(name that file to check it)",
+                    )
+                    continue
+                self._add_file(child, st, is_link)
 
     def _excluded(self, rel: str, path: str, ignores: List[_Ignore]) -> bool:
         if self.excludes.match_file(rel):
@@ -190,20 +222,26 @@ class _Walker:
     # ------------------------------------------------------------------ .gitignore
 
     def _load_gitignore(self, directory: str) -> Optional[_Ignore]:
+        lines = self._gitignore_lines(directory)
+        if lines is None:
+            return None
+        return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+
+    def _gitignore_lines(self, directory: str) -> Optional[List[str]]:
         name = os.path.join(directory, ".gitignore")
         try:
             with open(name, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
+                return handle.read().splitlines()
         except FileNotFoundError:
             return None
         except OSError as exc:
             self._error(name, f"cannot read .gitignore: {exc.strerror or exc}")
             return None
-        return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
     def _ancestor_ignores(self, root: str) -> List[_Ignore]:
         # `autofix src/` inside a repository honours the .gitignore files above
-        # src/ up to the repository root, as git would.
+        # src/ up to the repository root, as git would; but a folder the user
+        # names is checked even when they ignore it or a folder above it.
         ancestors = []
         current = os.path.abspath(root)
         while True:
@@ -216,19 +254,35 @@ class _Walker:
             return []  # not inside a repository: only the walked folders' .gitignore files count
         ignores = []
         for directory in reversed(ancestors):
-            own = self._load_gitignore(directory)
-            if own is not None:
+            lines = self._gitignore_lines(directory)
+            if lines:
+                kept = _not_matching(lines, directory, os.path.abspath(root))
                 # Anchor at the absolute folder; paths are made absolute when matched.
-                ignores.append(_Ignore(directory, own.spec))
+                ignores.append(_Ignore(directory, pathspec.GitIgnoreSpec.from_lines(kept)))
         return ignores
+
+    def _inside_roots(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
 
     # ------------------------------------------------------------------ results
 
-    def _add_file(self, path: str, st: os.stat_result) -> None:
+    def _add_file(self, path: str, st: os.stat_result, is_link: bool) -> None:
         if st.st_size > self.max_file_size:
             self._error(path, f"skipped: file is larger than {self.max_file_size} bytes")
             return
-        self.files.add(path)
+        self.files[path] = (st.st_dev, st.st_ino, is_link)
+
+    def unique_files(self) -> List[str]:
+        """The files found, sorted, each file once however many names reach it."""
+        chosen: Dict[Tuple[int, int], str] = {}
+        for path in sorted(self.files):
+            dev, ino, is_link = self.files[path]
+            kept = chosen.get((dev, ino))
+            # Its own name beats a link's; otherwise the first name in order.
+            if kept is None or (self.files[kept][2] and not is_link):
+                chosen[(dev, ino)] = path
+        return sorted(chosen.values())
 
     def _error(self, path: str, message: str) -> None:
         self.errors.setdefault(path, FileResult(path, None, None, error=message))
@@ -236,6 +290,21 @@ class _Walker:
 
 def _spec(patterns: Sequence[str]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+
+
+def _not_matching(lines: List[str], base: str, root: str) -> List[str]:
+    """The ignore ``lines`` (of the file in ``base``) that ignore neither ``root`` nor a folder between."""
+    folders = []
+    current = root
+    while current != base and current.startswith(base.rstrip(os.sep) + os.sep):
+        folders.append(_relative(current, base) + "/")
+        current = os.path.dirname(current)
+    kept = []
+    for line in lines:
+        single = pathspec.GitIgnoreSpec.from_lines([line])
+        if line.lstrip().startswith("!") or not any(single.match_file(folder) for folder in folders):
+            kept.append(line)
+    return kept
 
 
 def _check(spec: pathspec.PathSpec, rel: str) -> Optional[bool]:

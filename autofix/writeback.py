@@ -1,6 +1,7 @@
 """``--write``: put fixed files on disk, but only those whose verification passed.
 
-The atomic write itself (temp file, fsync, ``os.replace``, signals deferred)
+The atomic write itself (temp file, fsync, ``os.replace``, signals deferred,
+the checks that the file is still the one that was read and may be replaced)
 lives in :mod:`autofix.writer`.
 """
 
@@ -14,14 +15,15 @@ from autofix.types import FileResult
 
 
 def write_back(
-    results: Sequence[FileResult], *, force: bool = False
+    results: Sequence[FileResult], *, force: bool = False, allow_readonly: bool = False
 ) -> Tuple[List[FileResult], Tuple[str, ...], Tuple[Tuple[str, str], ...]]:
     """Write every changed file that may be written.
 
-    Returns the results (a failed write becomes the file's ``error``), the
-    paths written, and (path, reason) for the files held back by verification.
+    Returns the results (a failed or refused write becomes the file's
+    ``error``), the paths written, and (path, reason) for the files held back
+    by verification. ``allow_readonly`` also rewrites read-only files.
     """
-    from autofix.writer import write_atomic
+    from autofix import writer
 
     out: List[FileResult] = []
     written: List[str] = []
@@ -34,7 +36,11 @@ def write_back(
             else:
                 assert result.fixed is not None
                 try:
-                    write_atomic(result.path, result.fixed)
+                    writer.write_atomic(
+                        result.path, result.fixed, expected=result.source, allow_readonly=allow_readonly
+                    )
+                except writer.WriteRefused as exc:
+                    result = dataclasses.replace(result, error=f"not written: {exc}")
                 except OSError as exc:
                     result = dataclasses.replace(
                         result, error=f"cannot write file: {exc.strerror or exc}"

@@ -55,9 +55,19 @@ print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
 
 
 def build_tree(packages: Sequence[str], cache: Path, tree: Path) -> Path:
+    """The tree of ``packages`` at ``tree``, built unless it is there already.
+
+    Only a tree this script built (it holds the ``.packages`` marker) is ever
+    deleted and rebuilt; any other existing ``--tree`` is the user's own code,
+    measured as it is.
+    """
     marker = tree / ".packages"
     wanted = "\n".join(packages)
     if marker.exists() and marker.read_text() == wanted:
+        return tree
+    if tree.exists() and not marker.exists():
+        if not tree.is_dir():
+            raise SystemExit(f"--tree {tree}: not a folder")
         return tree
     cache.mkdir(parents=True, exist_ok=True)
     if tree.exists():
@@ -289,7 +299,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     tree = build_tree(args.packages, args.cache, args.tree)
     facts = describe(tree)
-    print(f"tree: {tree}  ({', '.join(args.packages)})")
+    built = (tree / ".packages").exists()
+    print(f"tree: {tree}  ({', '.join(args.packages) if built else 'your own tree, as it is'})")
     print(
         f"  {facts['files']} files, {facts['lines']} lines, {facts['bytes'] / 1e6:.1f} MB; "
         f"{facts['prefilter_pass']} files ({100 * facts['prefilter_pass'] / facts['files']:.0f} %) "

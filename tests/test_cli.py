@@ -247,7 +247,7 @@ def test_write_failure_is_a_per_file_error(demo, monkeypatch):
 
     write("a.py", RELU)
 
-    def refuse(path, data):
+    def refuse(path, data, **kwargs):
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(autofix.writer, "write_atomic", refuse)
