@@ -7,8 +7,12 @@ raises for bad input: problems come back as ``FileResult.error``.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
+import re
+import sys
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
@@ -82,6 +86,8 @@ def _check_module(
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     try:
         reports, context = _lint(wrapper, active, path, _text(source, module), project)
+    except RecursionError:
+        return FileResult(path, source, source, error=TOO_DEEP_TO_ANALYSE)
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
         return FileResult(path, source, source, error=f"internal error in autofix: {_describe(exc)}")
     if not reports:
@@ -106,6 +112,8 @@ def _check_module(
                 # Nothing changed: hand back the input itself, not LibCST's
                 # regeneration of it (which can differ in rare whitespace).
                 fixed = source
+        except RecursionError:
+            return FileResult(path, source, source, tuple(findings), error=TOO_DEEP_TO_ANALYSE)
         except Exception as exc:
             return FileResult(
                 path,
@@ -134,6 +142,9 @@ def rules_that_may_fire(source: bytes, rules: Sequence[Type[Rule]]) -> List[Type
 
 def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
     """Parse bytes (PEP 263 cookie and BOM aware) or say why not."""
+    too_deep = nesting_problem(source)
+    if too_deep is not None:
+        return None, too_deep
     try:
         return cst.parse_module(source), None
     except cst.ParserSyntaxError as exc:
@@ -145,9 +156,100 @@ def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
     except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
         return None, f"cannot decode file: {exc}"
     except RecursionError:
-        return None, "file is too deeply nested to parse"
+        return None, TOO_DEEP_TO_ANALYSE
     except Exception as exc:  # LibCST raises a few other types on exotic input
         return None, f"cannot parse file: {type(exc).__name__}: {exc}"
+
+
+#: Deeper code is reported instead of parsed. LibCST's native parser crashes
+#: (SIGSEGV) on a few thousand nested brackets, its parse time grows with the
+#: square of an operator chain's length (2.6 s for a 1,000-term sum), and the
+#: analyses recurse once or more per level. CPython itself refuses 200 nested brackets.
+MAX_NESTING = 500
+TOO_DEEP = f"file is too deeply nested to check (more than {MAX_NESTING} levels of nesting)"
+#: What a file that still exhausts Python's recursion limit gets.
+TOO_DEEP_TO_ANALYSE = "file is too deeply nested to check (Python's recursion limit)"
+#: A file is measured exactly only when a cheap scan of its bytes finds a
+#: bracket nesting or a logical line this long: a level costs at least one byte.
+_SUSPICIOUS_BRACKETS = 50
+_SUSPICIOUS_LINE = 2000
+_BRACKET_OR_NEWLINE = re.compile(rb"[][(){}\n]")
+#: Python frames an analysis may use per level of nesting (measured: under 3), with room to spare.
+_FRAMES_PER_LEVEL = 6
+
+
+def nesting_problem(source: bytes) -> Optional[str]:
+    """Why ``source`` is too deep to hand to LibCST, or None.
+
+    Accepting a file also raises the recursion limit enough for the analyses
+    to walk it as deep as it may be.
+    """
+    brackets, line = _naive_nesting(source)
+    if brackets <= _SUSPICIOUS_BRACKETS and line <= _SUSPICIOUS_LINE:
+        # Not measured: a level costs at least a byte of its logical line, and
+        # Python allows 100 levels of indentation (two levels each).
+        _allow_recursion(line + 200)
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (RecursionError, MemoryError):
+        return TOO_DEEP
+    except SyntaxError as exc:
+        if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg) or brackets > 200:
+            return TOO_DEEP
+        _allow_recursion(min(line, MAX_NESTING) + 200)
+        return None  # LibCST parses it or reports the syntax error itself
+    except (ValueError, UnicodeDecodeError, LookupError):
+        return None  # decoding problems: LibCST says what they are
+    depth = _depth(tree, MAX_NESTING)
+    if depth > MAX_NESTING:
+        return TOO_DEEP
+    _allow_recursion(depth)
+    return None
+
+
+def _allow_recursion(levels: int) -> None:
+    needed = levels * _FRAMES_PER_LEVEL + 1000
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
+
+
+def _naive_nesting(source: bytes) -> Tuple[int, int]:
+    """Bracket depth and longest logical line, counting brackets in strings and comments too.
+
+    An upper bound for ordinary files, only used to decide whether to measure exactly.
+    """
+    depth = deepest = 0
+    line_start = longest = 0
+    for match in _BRACKET_OR_NEWLINE.finditer(source):
+        char = match.group()
+        if char == b"\n":
+            if depth == 0:
+                longest = max(longest, match.start() - line_start)
+                line_start = match.start()
+        elif char in b"([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif depth:
+            depth -= 1
+    return deepest, max(longest, len(source) - line_start)
+
+
+def _depth(tree: ast.AST, limit: int) -> int:
+    """The nesting depth of ``tree``, iteratively; stops counting past ``limit``."""
+    deepest = 0
+    stack: List[Tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+        depth += 1
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 # --------------------------------------------------------------------------- linting
@@ -248,7 +350,7 @@ def _fix_to_fixpoint(
             raise RuntimeError(f"fixes did not converge after {options.max_passes} passes")
     if module is original:
         return b"", ()  # nothing applied: the caller hands back the input itself
-    _check_compiles(_text(data, module), path)
+    _check_compiles(_text(data, module), path, original)
     return data, tuple(sorted(applied))
 
 
@@ -258,10 +360,19 @@ def _text(data: bytes, module: cst.Module) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _check_compiles(code: str, path: str) -> None:
+def _check_compiles(code: str, path: str, original: cst.Module) -> None:
+    """Raise when the fixed ``code`` does not compile but the ``original`` did.
+
+    This interpreter may be older than the syntax LibCST accepts (PEP 695 on
+    3.11): when the original does not compile here either, there is nothing to compare.
+    """
     try:
         compile(code, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
+        try:
+            compile(original.code, path, "exec", dont_inherit=True)
+        except SyntaxError:
+            return
         raise RuntimeError(f"fixed source does not compile: {exc}") from exc
 
 

@@ -66,7 +66,9 @@ def check_path(path: str, options: Options) -> FileResult:
     try:
         return api.check_file(path, options)
     except RecursionError:
-        return FileResult(path, None, None, error="internal error: too deeply nested to check")
+        from autofix.engine import TOO_DEEP_TO_ANALYSE  # the file's problem, not autofix's: exit 1, not 2
+
+        return FileResult(path, None, None, error=TOO_DEEP_TO_ANALYSE)
     except Exception as exc:
         return FileResult(path, None, None, error=f"internal error: {type(exc).__name__}: {exc}")
 
