@@ -75,6 +75,7 @@ class Failure(click.ClickException):
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True, help="Where verification runs.")
 @click.option("--max-steps", type=click.IntRange(min=1), help="Stop each verification run after N optimizer steps.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds per verification run.")
+@click.option("--env-clean", is_flag=True, help="Verification runs get only an allowlist of environment variables.")
 @click.option("--force", is_flag=True, help="With --write: also write files whose verification did not pass.")
 @click.option("--force-readonly", is_flag=True, help="With --write: also rewrite read-only files (keeping their mode).")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
@@ -383,9 +384,11 @@ def _verify(verify: Any, results: List[FileResult], paths: List[str], f: Any) ->
         from autofix.doctor import DEFAULT_STEPS
 
         # --run --verify: the doctor's own command proves its fixes.
-        settings = verification.settings(verify, f["device"], f["max_steps"] or DEFAULT_STEPS, f["timeout"])
+        settings = verification.settings(
+            verify, f["device"], f["max_steps"] or DEFAULT_STEPS, f["timeout"], f["env_clean"]
+        )
         return verification.verify_tree(verify, results, f["run_command"], _command_root(paths), settings)
-    settings = verification.settings(verify, f["device"], f["max_steps"], f["timeout"])
+    settings = verification.settings(verify, f["device"], f["max_steps"], f["timeout"], f["env_clean"])
     if f["verify_cmd"]:
         # The command is written relative to where the user stands
         # (`--verify-cmd "python train.py"` with `src/` as the path), so the

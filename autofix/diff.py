@@ -20,8 +20,8 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     """
     if old == new:
         return ""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
+    a = split_lines(old)
+    b = split_lines(new)
     out: List[str] = []
     for line in difflib.unified_diff(a, b, f"a/{path}", f"b/{path}", n=context):
         if line.endswith("\n"):
@@ -29,6 +29,46 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
         else:
             out.append(line + "\n")
             out.append(NO_NEWLINE)
+    return "".join(out)
+
+
+def split_lines(text: str) -> List[str]:
+    """Lines as git splits them: only ``\\n`` ends one (``\\r`` and form feeds are content), ends kept."""
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def match_line_endings(old: str, new: str) -> str:
+    """``new`` with each line it adds to ``old`` ending as its neighbours in ``old`` do.
+
+    LibCST writes every new line with the file's first line ending; in a file
+    that mixes CRLF and LF the inserted lines then differ from the lines
+    around them. Files with one kind of ending come back unchanged (and cheaply).
+    """
+    crlf = old.count("\r\n")
+    if not crlf or crlf == old.count("\n"):
+        return new
+    a = split_lines(old)
+    b = split_lines(new)
+    bare_a = [line.rstrip("\r\n") for line in a]
+    bare_b = [line.rstrip("\r\n") for line in b]
+    out: List[str] = []
+    matcher = difflib.SequenceMatcher(None, bare_a, bare_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(a[i1:i2])
+            continue
+        # A changed line keeps its own ending; an added one takes the line above's (below's at the top).
+        neighbour = a[i1 - 1] if i1 > 0 else (a[i2] if i2 < len(a) else "")
+        for k, line in enumerate(b[j1:j2]):
+            if line.endswith("\n"):
+                model = a[i1 + k] if i1 + k < i2 else neighbour
+                line = line.rstrip("\r\n") + ("\r\n" if model.endswith("\r\n") else "\n")
+            out.append(line)
     return "".join(out)
 
 
@@ -59,7 +99,8 @@ def diff_stats(diff: str) -> DiffStats:
     if not diff:
         return DiffStats()
     try:
-        patch = unidiff.PatchSet(io.StringIO(diff, newline=""))
+        # newline="\\n": only \\n ends a line of the diff, as in git; \\r is content.
+        patch = unidiff.PatchSet(io.StringIO(diff, newline="\n"))
     except unidiff.UnidiffParseError as exc:
         raise ValueError(f"autofix produced a malformed diff: {exc}") from exc
     return DiffStats(len(patch), patch.added, patch.removed)

@@ -22,7 +22,7 @@ from autofix import suppression, syntax
 from autofix.analysis.names import children
 from autofix.analysis.screen import parse_python
 from autofix.context import FIND_PROJECT, RuleContext
-from autofix.diff import unified_diff
+from autofix.diff import match_line_endings, unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule
 from autofix.types import FileResult, Finding, FixInfo, Options, TextEdit
 
@@ -350,7 +350,11 @@ def _fix_to_fixpoint(
             raise RuntimeError(f"fixes did not converge after {options.max_passes} passes")
     if module is original:
         return b"", ()  # nothing applied: the caller hands back the input itself
-    _check_compiles(_text(data, module), path, original)
+    code = _text(data, module)
+    _check_compiles(code, path, original)
+    matched = match_line_endings(text.code if text is not None else original.code, code)
+    if matched is not code:
+        data = (("\ufeff" if data.startswith(b"\xef\xbb\xbf") else "") + matched).encode(module.encoding)
     return data, tuple(sorted(applied))
 
 
@@ -547,7 +551,7 @@ def _same_nodes(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
 def _render_fix(module: cst.Module, positions, fix: Fix, text: "_ModuleText", path: str) -> FixInfo:
     new_module, _ = apply_fixes(module, positions, [("", fix)])
     old_code = text.code
-    new_code = text.code_of(new_module)
+    new_code = match_line_endings(old_code, text.code_of(new_module))
     return FixInfo(
         applicability=fix.applicability,
         title=fix.title,

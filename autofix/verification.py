@@ -41,8 +41,8 @@ def load_verifier(flag: str = "--verify") -> Any:
     return verify
 
 
-def settings(verify: Any, device: str, max_steps: Optional[int], timeout: float) -> Any:
-    return verify.VerifySettings(device=device, max_steps=max_steps, timeout=timeout)
+def settings(verify: Any, device: str, max_steps: Optional[int], timeout: float, env_clean: bool = False) -> Any:
+    return verify.VerifySettings(device=device, max_steps=max_steps, timeout=timeout, env_clean=env_clean)
 
 
 def iter_verified(verify: Any, results: Sequence[FileResult], settings: Any) -> Iterator[FileResult]:

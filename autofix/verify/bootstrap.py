@@ -73,14 +73,14 @@ def _deterministic(torch) -> None:
         torch.use_deterministic_algorithms(True, warn_only=True)
         return
     setter(True, warn_only=True)
-    inductor = sys.modules.get("torch._inductor.config")
+    inductor: Any = sys.modules.get("torch._inductor.config")
     if inductor is not None:
         inductor.deterministic = True
 
 
 def run_script(config: Dict[str, Any]) -> int:
     """Run the configured script under the recorder; the record says how it ended."""
-    recorder = None
+    recorder: Any = None
     try:
         recorder = prepare(config)
         script = config["script"]

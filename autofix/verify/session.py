@@ -6,7 +6,7 @@ import difflib
 import os
 import shutil
 import tempfile
-from typing import Callable, Dict, Iterable, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from autofix.types import Expectation, Verification
 from autofix.verify import launcher
@@ -14,10 +14,8 @@ from autofix.verify.compare import Run, load_run
 from autofix.verify.settings import VerifySettings
 from autofix.verify.verdict import ACCEPTED, decide
 
-# Not copied into the temporary trees of --verify-cmd: history and caches. Virtual
-# environments are linked instead, so that `.venv/bin/python train.py` still works.
+# Not copied into the temporary trees of --verify-cmd: history and caches.
 _SKIP = {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "node_modules"}
-_LINK = {".venv", "venv", "env", ".env"}
 
 
 def expectations(codes: Iterable[str]) -> Set[Expectation]:
@@ -59,6 +57,7 @@ def _config(settings: VerifySettings, record: str, reference: Optional[str]) -> 
         "retain_graph": reference == "graph-freed",
         "clone_saved": reference == "inplace",
         "seed": settings.seed,
+        "env_clean": getattr(settings, "env_clean", False),
     }
 
 
@@ -122,14 +121,39 @@ def verify_file(original: bytes, patched: bytes, path: str, applied_codes: Tuple
 
 
 def _copy_tree(root: str, target: str) -> None:
-    def ignore(folder, names):
-        skipped = [n for n in names if n in _SKIP or n in _LINK]
+    """Copy the project at ``root`` to ``target`` so that a run in the copy cannot write into ``root``.
+
+    Virtual environments (a folder holding ``pyvenv.cfg``, whatever its name)
+    are linked, not copied, so that ``.venv/bin/python train.py`` still works;
+    anything else is copied, ``env/`` or ``venv/`` packages included. A link
+    in the project that leads into it is made to lead into the copy instead;
+    links out of the project (datasets, checkpoints elsewhere) stay as they are.
+    """
+    root = os.path.realpath(root)
+    virtualenvs = []
+
+    def ignore(folder: str, names: List[str]) -> Set[str]:
+        skipped = {n for n in names if n in _SKIP}
         for n in names:
-            if n in _LINK:
-                os.symlink(os.path.join(folder, n), os.path.join(target, os.path.relpath(os.path.join(folder, n), root)))
+            path = os.path.join(folder, n)
+            if n not in skipped and not os.path.islink(path) and os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+                virtualenvs.append(os.path.relpath(path, root))
+                skipped.add(n)
         return skipped
 
     shutil.copytree(root, target, symlinks=True, ignore=ignore)
+    for relative in virtualenvs:
+        os.symlink(os.path.join(root, relative), os.path.join(target, relative))
+    for folder, dirs, files in os.walk(target):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, target)
+            if not os.path.islink(path) or relative in virtualenvs:
+                continue
+            destination = os.path.realpath(os.path.join(root, relative))
+            if destination == root or destination.startswith(root + os.sep):
+                os.unlink(path)
+                os.symlink(os.path.join(target, os.path.relpath(destination, root)), path)
 
 
 def verify_command(root: str, changes: Dict[str, Tuple[bytes, bytes]], command: str, applied_codes: Tuple[str, ...], settings: VerifySettings) -> Verification:

@@ -24,3 +24,5 @@ class VerifySettings:
     #: The live autograd graph is measured after this many first steps (a gc walk each).
     live_graph_steps: int = 10
     seed: int = 0
+    #: Pass user code only the allowlisted environment variables (``--env-clean``; see :mod:`autofix.verify.launcher`).
+    env_clean: bool = False
