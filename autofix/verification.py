@@ -42,7 +42,9 @@ def load_verifier(flag: str = "--verify") -> Any:
 
 
 def settings(verify: Any, device: str, max_steps: Optional[int], timeout: float, env_clean: bool = False) -> Any:
-    return verify.VerifySettings(device=device, max_steps=max_steps, timeout=timeout, env_clean=env_clean)
+    # env_clean only when asked: verifier stand-ins (tests) need not know the option.
+    extra = {"env_clean": True} if env_clean else {}
+    return verify.VerifySettings(device=device, max_steps=max_steps, timeout=timeout, **extra)
 
 
 def iter_verified(verify: Any, results: Sequence[FileResult], settings: Any) -> Iterator[FileResult]:
