@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import os
 import pickle
 import sys
 import time
@@ -454,6 +455,14 @@ def _is_python(document: types.TextDocumentItem) -> bool:
 
 def create_server() -> AutofixLanguageServer:
     server = AutofixLanguageServer()
+
+    @server.feature(types.EXIT)
+    def on_exit(ls: AutofixLanguageServer, params: Any) -> None:
+        # A lint still running in the worker thread would hold up the exit
+        # (the interpreter joins executor threads), for minutes on a huge
+        # buffer: leave now, with the code LSP asks for (0 after shutdown, else 1).
+        sys.stdout.flush()
+        os._exit(0 if getattr(ls.protocol, "_shutdown", False) else 1)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: AutofixLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
