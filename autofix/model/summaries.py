@@ -310,7 +310,7 @@ def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optiona
 
 def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> None:
     stars: List[str] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -328,6 +328,18 @@ def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> 
                     continue
                 summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
     summary.star_imports = tuple(stars)
+
+
+def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement at any depth (imports are statements: expressions need not be walked)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if block:
+                stack.extend(reversed(block))
 
 
 def resolve_relative(module: Optional[str], level: int, package: str) -> Optional[str]:
