@@ -18,23 +18,11 @@ import pytest
 
 from autofix import api, discovery, writer
 from autofix.types import Options
+from test_robustness import TRAINING  # AF104 with a safe fix
 from autofix.writeback import write_back
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX links, modes and owners")
 
-# A real mistake with a safe fix (AF104: zero_grad() between backward() and step()).
-TRAINING = """\
-import torch
-import torch.nn as nn
-
-model = nn.Linear(3, 1)
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(3):
-    loss = model(torch.rand(8, 3)).pow(2).mean()
-    loss.backward()
-    opt.zero_grad()
-    opt.step()
-"""
 
 
 def autofix(*args: str, cwd=None) -> subprocess.CompletedProcess:

@@ -15,19 +15,8 @@ import time
 
 from autofix import api, engine
 from autofix.types import Options
+from test_robustness import TRAINING  # AF104 with a safe fix
 
-TRAINING = """\
-import torch
-import torch.nn as nn
-
-model = nn.Linear(3, 1)
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(3):
-    loss = model(torch.rand(8, 3)).pow(2).mean()
-    loss.backward()
-    opt.zero_grad()
-    opt.step()
-"""
 HEADER = "import torch\nloss.backward()\n"
 
 
@@ -87,25 +76,11 @@ def test_ordinary_code_is_not_measured():
     assert brackets == 2 and longest_line <= 60
 
 
-PEP_695 = """\
-import torch
-import torch.nn as nn
-
-type Batch = list[torch.Tensor]
-
-
-def first[T](items: list[T]) -> T:
-    return items[0]
-
-
-model = nn.Linear(3, 1)
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(3):
-    loss = model(torch.rand(8, 3)).pow(2).mean()
-    loss.backward()
-    opt.zero_grad()
-    opt.step()
-"""
+# TRAINING with PEP 695 syntax (Python 3.12) between its imports and its loop.
+PEP_695 = TRAINING.replace(
+    "\nmodel = ",
+    "\ntype Batch = list[torch.Tensor]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n\n\nmodel = ",
+)
 
 
 def test_newer_syntax_than_the_interpreter_still_gets_its_fix():
