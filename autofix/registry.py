@@ -2,6 +2,10 @@
 
 Every module in :mod:`autofix.rules` is imported; each :class:`~autofix.rule.Rule`
 subclass registers itself. Adding a rule is adding a file.
+
+An opt-in rule (``Rule.OPT_IN``) is off by default: like ruff's opt-in rules it
+is selected only by its exact code or name, never by ``ALL`` or by a prefix
+such as ``AF`` or ``AF1``. ``ignore`` removes it by prefix like any other.
 """
 
 from __future__ import annotations
@@ -49,15 +53,23 @@ def get_rule(code: str) -> Type[Rule]:
     return rules[code]
 
 
-def _matching(prefix: str) -> List[Type[Rule]]:
+def _matching(prefix: str, explicit_only: bool = False) -> List[Type[Rule]]:
+    """The rules ``prefix`` names; with ``explicit_only``, opt-in rules only by their exact code or name."""
     prefix = prefix.strip().upper()
+    rules = _load()
+    by_name = {r.NAME.upper(): r for r in rules.values()}
+    if prefix in by_name:
+        return [by_name[prefix]]
     if prefix == "ALL":
-        return all_rules()
-    found = [r for code, r in _load().items() if code.startswith(prefix)]
-    if not found:
-        raise UnknownRuleError(
-            f"{prefix!r} matches no rule code; known: {', '.join(_load())}"
-        )
+        found = all_rules()
+    else:
+        found = [r for code, r in rules.items() if code.startswith(prefix)]
+        if not found:
+            raise UnknownRuleError(
+                f"{prefix!r} matches no rule code; known: {', '.join(rules)}"
+            )
+    if explicit_only:
+        found = [r for r in found if not r.OPT_IN or r.CODE == prefix]
     return found
 
 
@@ -67,8 +79,11 @@ def validate_codes(codes: Iterable[str]) -> None:
 
 
 def select_rules(select: Sequence[str], ignore: Sequence[str] = ()) -> List[Type[Rule]]:
-    """Rules matching any ``select`` prefix and no ``ignore`` prefix (``ALL`` allowed)."""
-    chosen = {r.CODE: r for prefix in select for r in _matching(prefix)}
+    """Rules matching any ``select`` prefix and no ``ignore`` prefix (``ALL`` allowed).
+
+    Opt-in rules are chosen only where ``select`` names their exact code or name.
+    """
+    chosen = {r.CODE: r for prefix in select for r in _matching(prefix, explicit_only=True)}
     for prefix in ignore:
         for r in _matching(prefix):
             chosen.pop(r.CODE, None)

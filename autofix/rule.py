@@ -123,6 +123,8 @@ class Rule:
     EXPECTATION: ClassVar[Expectation] = Expectation.IDENTICAL_OR_REPAIRED
     #: The applicabilities of the fixes this rule offers (``()``: it only reports).
     FIXES: ClassVar[Tuple[Applicability, ...]] = ()
+    #: Off by default: selected only by its exact code or name, never by ``ALL`` or a prefix.
+    OPT_IN: ClassVar[bool] = False
 
     registry: ClassVar[List[Type["Rule"]]] = []
     _trigger_re: ClassVar[Optional["re.Pattern[str]"]] = None

@@ -7,7 +7,7 @@ comment lines describe it and may set options:
     # autofix-test: unsafe-fixes             (apply unsafe fixes too)
 
 Cases whose name starts with ``ok_`` are negatives: with every rule selected
-they must produce no finding and stay byte-identical. Every other case has a
+(``ALL`` and the folder's code, which brings in an opt-in rule) they must produce no finding and stay byte-identical. Every other case has a
 ``<case>.diagnostics`` golden (one ``line:col: CODE [*] message`` line per
 finding; ``[*]`` a safe fix, ``[unsafe]`` an unsafe one) and, when something
 is fixed, a ``<case>.fixed.py`` golden.
@@ -54,7 +54,9 @@ class Case:
                 key, _, value = item.partition("=")
                 settings[key] = value
         if self.negative:
-            select: Tuple[str, ...] = ("ALL",)
+            # ``ALL`` leaves opt-in rules out: a negative of one names it too.
+            folder = self.source.parent.name
+            select: Tuple[str, ...] = ("ALL", folder) if re.fullmatch(r"AF\d{3}", folder) else ("ALL",)
         elif "select" in settings:
             select = tuple(settings["select"].split(","))
         elif re.fullmatch(r"AF\d{3}", self.source.parent.name):

@@ -121,6 +121,8 @@ _INPUT_SAVING_LOSSES = frozenset(
 )
 
 FunctionNode = Union[cst.FunctionDef, cst.Module]
+#: Reasons of a write that only the caller observes: autograd itself does not object.
+CALLER_REASONS = frozenset({"argument", "argument-view"})
 #: Names of every call ``_inplace_ops`` can take for an in-place write (methods and functions).
 _INPLACE_CALL_NAMES = (
     frozenset(INPLACE_METHODS)
@@ -144,7 +146,9 @@ class InplaceEvent:
     #: ``inplace=True``), ``augassign`` or ``setitem``.
     form: str
     target: str
-    #: ``argument``, ``leaf``, ``saved`` or ``view``.
+    #: What autograd objects to: ``leaf``, ``saved``, ``view`` (of a saved tensor or a
+    #: leaf) or ``alias`` (read afterwards); or what only the caller observes
+    #: (:data:`CALLER_REASONS`): ``argument``, ``argument-view``.
     reason: str
     #: Words for the message (which op saved the value, whose argument …).
     detail: str
@@ -159,6 +163,8 @@ class InplaceEvent:
     aliases_read: Tuple[str, ...] = ()
     #: For ``x[mask] = v``: (mask, v) when ``x.masked_fill(mask, v)`` is exact.
     masked_fill: Optional[Tuple[cst.BaseExpression, cst.BaseExpression]] = None
+    #: Autograd has no objection here: only the caller sees its tensor change (AF107, not AF103).
+    caller_only: bool = False
 
 
 @dataclass
@@ -312,14 +318,14 @@ class _Analysis:
             elif node in self.module.body:
                 self.functions[node.name.value] = node
                 self.owner[node] = None
-        for node, cls in index.assigns:
-            if not isinstance(node.value, cst.Call):
+        for assign, cls in index.assigns:
+            if not isinstance(assign.value, cst.Call):
                 continue
-            ctor = dotted_name(node.value.func) or ""
+            ctor = dotted_name(assign.value.func) or ""
             last = ctor.rsplit(".", 1)[-1]
             if not last[:1].isupper():
                 continue
-            for target in node.targets:
+            for target in assign.targets:
                 name = dotted_name(target.target)
                 if not name:
                     continue
@@ -329,7 +335,7 @@ class _Analysis:
                 self.module_ctor[name] = last
                 if last == "Parameter":
                     self.parameters.add(name)
-                if last in INPLACE_MODULES and _inplace_requested(node.value, INPLACE_MODULES[last]):
+                if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
 
@@ -439,7 +445,8 @@ class _Walker:
         self.state: Dict[str, _Binding] = {}
         self.units: List[_Unit] = []
         self.events: List[InplaceEvent] = []
-        self.reported: Set[int] = set()
+        #: (binding ident, caller_only) already reported
+        self.reported: Set[Tuple[int, bool]] = set()
         self.is_module = isinstance(scope.node, cst.Module)
         self.skip_names: Set[str] = set()
         self.param_writes: Set[str] = set()
@@ -461,7 +468,7 @@ class _Walker:
             self.state[name] = _Binding("param" if visible else "value", bool(tensor), grad, self.new_id())
         node = self.scope.node
         if isinstance(node, cst.Module):
-            body = [s for s in node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+            body: List[cst.CSTNode] = [s for s in node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
         else:
             body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else [node.body]
         for stmt in body:
@@ -620,26 +627,27 @@ class _Walker:
                     yield call, "method", receiver.value
                 continue
             qname = self._torch_name(func)
-            if qname is None or not call.args or not isinstance(call.args[0].value, cst.Name):
+            first = call.args[0].value if call.args else None
+            if qname is None or not isinstance(first, cst.Name):
                 if (
                     isinstance(func, cst.Attribute)
                     and isinstance(func.value, cst.Name)
                     and func.value.value == "self"
                     and self._key(dotted_name(func)) in self.a.inplace_modules
                     and len(call.args) == 1
-                    and isinstance(call.args[0].value, cst.Name)
+                    and isinstance(first, cst.Name)
                 ):
-                    yield call, "module", call.args[0].value.value  # type: ignore[union-attr]
+                    yield call, "module", first.value
                 continue
-            target = call.args[0].value.value  # type: ignore[union-attr]
+            receiver_name = first.value
             space, _, name = qname.rpartition(".")
             if space == "torch" and name in TORCH_INPLACE_FUNCTIONS:
-                yield call, "function", target
+                yield call, "function", receiver_name
             elif space == "torch.nn.functional" and name in FUNCTIONAL_INPLACE_FUNCTIONS:
-                yield call, "function", target
+                yield call, "function", receiver_name
             elif space == "torch.nn.functional" and name in FUNCTIONAL_INPLACE_PARAMETER:
                 if _inplace_requested(call, FUNCTIONAL_INPLACE_PARAMETER[name]):
-                    yield call, "functional", target
+                    yield call, "functional", receiver_name
 
     def _callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         func = call.func
@@ -675,9 +683,7 @@ class _Walker:
         if binding is None:
             # Only writes that read their own gradient prove a leaf: p -= lr * p.grad.
             if _reads_grad_of(op, target):
-                self._emit(index, unit, op, form, target, "leaf", "it is a leaf tensor that requires grad (its `.grad` is read)", None)
-            return
-        if binding.ident in self.reported:
+                self._emit(index, unit, op, form, target, "leaf", "it is a leaf tensor that requires grad (its `.grad` is read)", False)
             return
         if form in ("augassign", "setitem") and not binding.tensor:
             return
@@ -685,32 +691,22 @@ class _Walker:
             return
         if binding.kind == "param":
             self.param_writes.add(target)
-        reason = detail = None
-        if binding.kind == "leaf" or _reads_grad_of(op, target):
-            reason, detail = "leaf", "it is a leaf tensor that requires grad"
-        elif binding.saved and binding.grad and self._backward_follows(index):
-            reason, detail = "saved", f"autograd saved it as {binding.saved} for backward"
-        elif binding.kind == "param":
-            reason, detail = "argument", "it is an argument: the caller's tensor changes too"
-        elif binding.view_of is not None:
-            base = self._base(binding)
-            if base is not None and base.ident not in self.reported:
-                if base.kind == "param":
-                    reason, detail = "view", f"it is a view of the argument `{binding.via}`: the caller's tensor changes too"
-                elif base.saved and base.grad and self._backward_follows(index):
-                    reason, detail = "view", f"it is a view of `{binding.via}`, which autograd saved as {base.saved}"
-                elif base.kind == "leaf":
-                    reason, detail = "view", f"it is a view of the leaf tensor `{binding.via}`"
-                if reason:
-                    self.reported.add(base.ident)
+        # What autograd rejects or a later backward reads wrongly comes first; a
+        # write only the caller observes is a finding of its own kind.
+        judged = self._autograd_reason(index, op, target, binding)
+        if judged is None:
+            judged = self._caller_reason(binding)
+        if judged is None:
+            return
+        reason, detail, base = judged
+        caller_only = reason in CALLER_REASONS
+        if (binding.ident, caller_only) in self.reported:
+            return
+        if base is not None:
+            self.reported.add((base.ident, caller_only))
+        self.reported.add((binding.ident, caller_only))
         aliases = self._aliases(target, binding)
         aliases_read = tuple(a for a in aliases if self._read_after(index, a))
-        if reason is None and not aliases_read:
-            return
-        if reason is None:
-            reason = "alias"
-            detail = "its alias " + ", ".join(f"`{a}`" for a in aliases_read) + " is read afterwards and sees the change"
-        self.reported.add(binding.ident)
         visible = (
             binding.kind == "param"
             or binding.escaped
@@ -720,6 +716,37 @@ class _Walker:
             or (self.is_module and target in self.a.global_reads)
         )
         self._emit(index, unit, op, form, target, reason, detail, visible, aliases_read)
+
+    def _autograd_reason(
+        self, index: int, op: cst.CSTNode, target: str, binding: _Binding
+    ) -> Optional[Tuple[str, str, Optional[_Binding]]]:
+        """Why autograd rejects the write, or why a later read of the value is wrong; None when neither."""
+        if binding.kind == "leaf" or _reads_grad_of(op, target):
+            return "leaf", "it is a leaf tensor that requires grad", None
+        if binding.saved and binding.grad and self._backward_follows(index):
+            return "saved", f"autograd saved it as {binding.saved} for backward", None
+        if binding.view_of is not None:
+            base = self._base(binding)
+            if base is not None and (base.ident, False) not in self.reported:
+                if base.saved and base.grad and self._backward_follows(index):
+                    return "view", f"it is a view of `{binding.via}`, which autograd saved as {base.saved}", base
+                if base.kind == "leaf":
+                    return "view", f"it is a view of the leaf tensor `{binding.via}`", base
+        aliases_read = [a for a in self._aliases(target, binding) if self._read_after(index, a)]
+        if aliases_read:
+            names = ", ".join(f"`{a}`" for a in aliases_read)
+            return "alias", f"its alias {names} is read afterwards and sees the change", None
+        return None
+
+    def _caller_reason(self, binding: _Binding) -> Optional[Tuple[str, str, Optional[_Binding]]]:
+        """The write reaches a tensor the caller passed in (autograd does not object here)."""
+        if binding.kind == "param":
+            return "argument", "it is an argument: the caller's tensor changes too", None
+        if binding.view_of is not None:
+            base = self._base(binding)
+            if base is not None and base.kind == "param" and (base.ident, True) not in self.reported:
+                return "argument-view", f"it is a view of the argument `{binding.via}`: the caller's tensor changes too", base
+        return None
 
     def _emit(self, index, unit, op, form, target, reason, detail, visible, aliases_read=()) -> None:
         self.events.append(
@@ -732,6 +759,7 @@ class _Walker:
                 small=unit.node if isinstance(unit.node, cst.BaseSmallStatement) else None,
                 line=unit.line,
                 visible=bool(visible) or reason == "leaf",
+                caller_only=reason in CALLER_REASONS,
                 read_after=self._read_after(index, target),
                 aliases_read=tuple(aliases_read),
                 masked_fill=self._masked_fill(op, target) if form == "setitem" else None,
@@ -807,8 +835,9 @@ class _Walker:
             receiver = func.value
             name = func.attr.value
             dotted = dotted_name(func)
-            if dotted is not None and self._key(dotted) in self.a.module_ctor:
-                self._module_call_saves(self.a.module_ctor[self._key(dotted)], dotted, args)
+            ctor = self.a.module_ctor.get(self._key(dotted) or "") if dotted is not None else None
+            if dotted is not None and ctor is not None:
+                self._module_call_saves(ctor, dotted, args)
                 return
             if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1 and args:
                 return  # a submodule built elsewhere: unknown, stay silent
@@ -953,14 +982,14 @@ class _Walker:
             left, right = self._value(expr.left), self._value(expr.right)
             return _Binding("value", left.tensor or right.tensor, left.grad or right.grad, fresh_id)
         if isinstance(expr, cst.Comparison):
-            left = expr.left
+            compared = expr.left
             if (
-                isinstance(left, cst.Name)
-                and left.value in self.state
-                and self.state[left.value].tensor
+                isinstance(compared, cst.Name)
+                and compared.value in self.state
+                and self.state[compared.value].tensor
                 and all(_scalar(c.comparator) for c in expr.comparisons)
             ):
-                return _Binding("value", True, False, fresh_id, mask_of=self.state[left.value].ident)
+                return _Binding("value", True, False, fresh_id, mask_of=self.state[compared.value].ident)
             return _Binding("value", False, False, fresh_id)
         if isinstance(expr, cst.UnaryOperation):
             inner = self._value(expr.expression)
@@ -989,8 +1018,8 @@ class _Walker:
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             dotted = dotted_name(func)
-            if dotted is not None and self._key(dotted) in self.a.module_ctor:
-                ctor = self.a.module_ctor[self._key(dotted)]
+            ctor = self.a.module_ctor.get(self._key(dotted) or "") if dotted is not None else None
+            if dotted is not None and ctor is not None:
                 op = OUTPUT_SAVING_MODULES.get(ctor)
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
                 return _Binding("value", True, grad, fresh_id, saved=f"the output of `{dotted}` ({op})" if op and grad else None)

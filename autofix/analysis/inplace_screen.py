@@ -68,7 +68,7 @@ def may_have_inplace_events(tree: ast.Module) -> bool:
         queue = [
             (cls, scope)
             for cls, scope in index.scopes()
-            if cls is not None and scope.name == "forward" and not _excluded(scope)  # type: ignore[union-attr]
+            if cls is not None and not isinstance(scope, ast.Module) and scope.name == "forward" and not _excluded(scope)
         ]
     while queue:
         cls, scope = queue.pop()
@@ -428,8 +428,8 @@ class _Index:
                     self.assigned_attributes.add(_dotted(target) or "")
                 if saves_output:
                     self.output_saving_modules.add((_dotted(target) or "").rsplit(".", 1)[-1])
-                if _is_self_attr(target) and _builds_inplace_module(value):
-                    self.inplace_modules.add(target.attr)  # type: ignore[union-attr]
+                if isinstance(target, ast.Attribute) and _is_self_attr(target) and _builds_inplace_module(value):
+                    self.inplace_modules.add(target.attr)
         for node in nodes.imports:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
@@ -490,12 +490,12 @@ def _call_targets(call: ast.Call, index: _Index) -> Iterator[str]:
         return
     last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
     if isinstance(func, ast.Name):
-        last = index.imported_as.get(last, last)  # ``from torch.nn.functional import relu as act``
+        last = index.imported_as.get(func.id, func.id)  # ``from torch.nn.functional import relu as act``
     if last in _TORCH_INPLACE:
         yield first.id
     elif last in FUNCTIONAL_INPLACE_PARAMETER and _may_request_inplace(call, FUNCTIONAL_INPLACE_PARAMETER[last]):
         yield first.id
-    elif _is_self_attr(func) and len(call.args) == 1 and func.attr in index.inplace_modules:  # type: ignore[union-attr]
+    elif isinstance(func, ast.Attribute) and _is_self_attr(func) and len(call.args) == 1 and func.attr in index.inplace_modules:
         yield first.id
 
 

@@ -4,12 +4,13 @@ import ast
 
 import re
 
-from typing import Optional
+from typing import ClassVar, Optional
 
 import libcst as cst
 
 from autofix.analysis import inplace_screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
+from autofix.analysis.names import dotted_name
 from autofix.analysis.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     INPLACE_METHODS,
@@ -35,6 +36,8 @@ _AUG_OPERATORS = {
     "RightShiftAssign": ">>",
 }
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+#: LibCST's binary operator classes and the operator they spell (``x += y`` is ``AddAssign``, ``+``).
+_BINARY_OPERATORS = {name[: -len("Assign")]: op for name, op in _AUG_OPERATORS.items()}
 # Binding strength of binary operators, loosest first (Python's grammar).
 _PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 7}
 
@@ -43,113 +46,15 @@ _AUTOGRAD_CODE = re.compile(r"\bdef\s+forward\b|backward")
 _INPLACE_SPELLING = re.compile(r"[a-z0-9]_\(|inplace\s*=\s*True|[-+*/@%&|^]=|<<=|>>=|\]\s*=[^=]")
 
 
-class InplaceAutograd(Rule):
-    """
-    ## What it does
-    Finds in-place operations on tensors that autograd, or the caller, still
-    needs, in code that runs under autograd: an `nn.Module.forward`, a
-    training step (a function or script that calls `backward()`), and the
-    helpers of the same file they call (a loss function applied to model
-    outputs, say):
+class InplaceRule(Rule):
+    """What AF103 and AF107 share: the in-place analysis, its screens and the out-of-place fix.
 
-    * in-place methods (`x.relu_()`, `x.add_(y)`, `x.mul_(s).add_(b)`,
-      `x.clamp_(...)`, `x.zero_()` … every `torch.Tensor` method `name_`),
-      `torch.relu_(x)` and `F.relu_(x)`;
-    * augmented assignment on a tensor (`x += y`, `x *= s`);
-    * functional `inplace=True` (`F.relu(x, inplace=True)`, `F.dropout(..., inplace=True)`);
-    * a module built with `inplace=True` (`self.act = nn.ReLU(inplace=True)`) applied to such a tensor;
-    * indexed assignment (`x[mask] = 0`);
-
-    when the tensor written is
-    * an argument of a `forward`: the caller's tensor, possibly a leaf (a
-      helper that writes its own argument is judged where it is called, on
-      the caller's tensor);
-    * a leaf that requires grad (`torch.randn(..., requires_grad=True)`,
-      `nn.Parameter`, a parameter updated from its own `.grad` outside `torch.no_grad()`);
-    * a value autograd saved for backward: the output of `sigmoid`, `tanh`,
-      `exp`, `softmax`, `log_softmax`, `relu`, `sqrt` …, or an input of `*`,
-      `/`, `@`, `pow`, `log`, a `Linear`/`Conv`/norm layer …;
-    * a view of one of those, or a value with a plain alias read afterwards.
-
-    In a training step a saved value only matters while a later `backward()`
-    can still reach it: metrics computed after `loss.backward()` are left alone.
-
-    It stays silent under `torch.no_grad()`/`torch.inference_mode()`, in
-    `__init__`, `reset_parameters` and other initialisation functions, in
-    optimizers and `autograd.Function`s, on attributes (`self.running_mean`,
-    `p.data`), on freshly created tensors (`torch.zeros(...)`, `x.clone()`), in
-    functions that take an `inplace` flag, and on the standard
-    `nn.ReLU(inplace=True)` right after a convolution or batch norm, whose
-    backward needs neither value.
-
-    ## Why is this bad?
-    Autograd keeps references to the tensors a backward formula needs and
-    checks their version counter. Writing to one in place makes `backward()`
-    raise `RuntimeError: one of the variables needed for gradient computation
-    has been modified by an inplace operation`; writing to a leaf that
-    requires grad raises `a leaf Variable that requires grad is being used in
-    an in-place operation`. Writing to an argument also silently changes the
-    caller's tensor, and every alias of it.
-
-    ## Example
-    ```python
-    class Head(nn.Module):
-        def forward(self, x):
-            x.relu_()                 # the caller's tensor
-            p = torch.sigmoid(self.fc(x))
-            p.mul_(self.scale)        # sigmoid's backward needs p
-            return p
-    ```
-
-    Use instead:
-    ```python
-    class Head(nn.Module):
-        def forward(self, x):
-            x = torch.relu(x)
-            p = torch.sigmoid(self.fc(x))
-            p = p.mul(self.scale)
-            return p
-    ```
-
-    ## Fix safety
-    The fix writes the out-of-place form and rebinds the name: `x.relu_()`
-    becomes `x = torch.relu(x)`, `x.add_(y)` becomes `x = x.add(y)`, `y =
-    x.relu_()` becomes `x = torch.relu(x)` then `y = x`, `x += y` becomes `x =
-    x + y`, `F.relu(x, inplace=True)` loses `inplace=True`, and `x[x < 0] = 0`
-    becomes `x = x.masked_fill(x < 0, 0)` (only for a mask computed from `x`
-    itself and a scalar, where the two are exactly equal). The values the
-    function computes are unchanged. The fix is safe when nothing outside the
-    function can see the write; it is unsafe when the tensor is an argument,
-    has an alias or a view, or was stored in a container or attribute, because
-    those no longer see the new value. Leaves, views and aliases read later
-    are reported without a fix: the right cure (`torch.no_grad()`, a
-    `clone()`, or which value the alias meant) is a decision for the author.
-    `self.act = nn.ReLU(inplace=True)` is reported without a fix because
-    changing the constructor changes every use of the module.
-
-    In-place ops are recognised by torch's own naming (a table generated from
-    `torch.Tensor`, `torch` and `torch.nn.functional`); what autograd saves is
-    a table after `derivatives.yaml`. A tensor whose origin the rule cannot
-    see (an unknown function's result) is never assumed to be saved.
-
-    ## Runtime evidence
-    With `autofix --run CMD` the doctor re-runs a step that raised "modified
-    by an inplace operation" with saved-tensor hooks and version counters: it
-    records the in-place op that changed a tensor autograd saved (which op,
-    where, the node that saved it and that node's forward line), even when the
-    op hides in a module from another file or a config (an `nn.Sequential`
-    ending in `ReLU(inplace=True)` followed by `+=`). The finding sits at the
-    in-place op; a `+=` there becomes the out-of-place form.
-
-    ## References
-    - [Autograd mechanics: in-place operations](https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd)
-    - [`tools/autograd/derivatives.yaml`](https://github.com/pytorch/pytorch/blob/main/tools/autograd/derivatives.yaml)
+    A subclass sets :attr:`CALLER_ONLY`: AF103 takes the writes autograd objects
+    to, AF107 those only the caller observes.
     """
 
-    CODE = "AF103"
-    NAME = "inplace-autograd"
-    SUMMARY = "in-place operation on a tensor autograd (or the caller) still needs"
-    MESSAGE = "in-place {op} on `{target}`: {detail}"
+    #: Report the events autograd has no objection to (AF107) instead of the others (AF103).
+    CALLER_ONLY: ClassVar[bool] = False
     # Autograd code is reached from a forward or a backward() call: one of these words must occur.
     TRIGGERS = ("forward", "backward")
     FIXES = (Applicability.SAFE, Applicability.UNSAFE)
@@ -169,8 +74,13 @@ class InplaceAutograd(Rule):
     def check(self) -> None:
         self.torch = torch_alias(self.context.module)
         for event in inplace_events(self.context):
+            if event.caller_only is not self.CALLER_ONLY:
+                continue
+            fix = self._fix(event)
             message = self.MESSAGE.format(op=_describe(event), target=event.target, detail=event.detail)
-            self.report(event.node, message, fix=self._fix(event))
+            if fix is None:
+                message += f" (no fix: {_why_no_fix(event)})"
+            self.report(event.node, message, fix=fix)
 
     def _fix(self, event: InplaceEvent) -> Optional[Fix]:
         # Leaves, views and aliases need a decision, not a rewrite.
@@ -277,6 +187,142 @@ class InplaceAutograd(Rule):
         return None
 
 
+
+
+class InplaceAutograd(InplaceRule):
+    """
+    ## What it does
+    Finds in-place operations that autograd rejects, or that corrupt a tensor
+    a later `backward()` reads, in code that runs under autograd: an
+    `nn.Module.forward`, a training step (a function or script that calls
+    `backward()`), and the helpers and modules of the same file they call:
+
+    * in-place methods (`x.relu_()`, `x.add_(y)`, `x.mul_(s).add_(b)`,
+      `x.clamp_(...)`, `x.zero_()` … every `torch.Tensor` method `name_`),
+      `torch.relu_(x)` and `F.relu_(x)`;
+    * augmented assignment on a tensor (`x += y`, `x *= s`);
+    * functional `inplace=True` (`F.relu(x, inplace=True)`, `F.dropout(..., inplace=True)`);
+    * a module built with `inplace=True` (`self.act = nn.ReLU(inplace=True)`) applied to such a tensor;
+    * indexed assignment (`x[mask] = 0`);
+    * a call to a helper, or to a module of the same file, whose code writes
+      that argument in place (reported at the call, on the caller's tensor);
+
+    when the tensor written is
+    * a leaf that requires grad (`torch.randn(..., requires_grad=True)`,
+      `nn.Parameter`, a parameter updated from its own `.grad` outside `torch.no_grad()`);
+    * a value autograd saved for backward: the output of `sigmoid`, `tanh`,
+      `exp`, `softmax`, `log_softmax`, `relu`, `sqrt` … (also through a module
+      that ends in one, such as an `nn.Sequential` whose last layer is
+      `nn.ReLU(inplace=True)`), or an input of `*`, `/`, `@`, `pow`, `log`, a
+      `Linear`/`Conv`/norm layer …;
+    * a view of one of those, or a value with a plain alias read afterwards
+      (the alias silently sees the new value).
+
+    In a training step a saved value only matters while a later `backward()`
+    can still reach it: metrics computed after `loss.backward()` are left alone.
+
+    A forward that writes to a tensor its caller passed in, where nothing
+    shows that autograd saved it, is AF107 (`inplace-argument`, off by default).
+
+    It stays silent under `torch.no_grad()`/`torch.inference_mode()`, in
+    `__init__`, `reset_parameters` and other initialisation functions, in
+    optimizers and `autograd.Function`s, on attributes (`self.running_mean`,
+    `p.data`), on freshly created tensors (`torch.zeros(...)`, `x.clone()`), in
+    functions that take an `inplace` flag, on `x += pos` where `x` is an
+    embedding's output (an embedding does not save its output), and on the
+    standard `nn.ReLU(inplace=True)` right after a convolution or batch norm,
+    whose backward needs neither value.
+
+    ## Why is this bad?
+    Autograd keeps references to the tensors a backward formula needs and
+    checks their version counter. Writing to one in place makes `backward()`
+    raise `RuntimeError: one of the variables needed for gradient computation
+    has been modified by an inplace operation`; writing to a leaf that
+    requires grad raises `a leaf Variable that requires grad is being used in
+    an in-place operation`. An alias of the written tensor read afterwards
+    holds the new value, not the one its author meant.
+
+    ## Example
+    ```python
+    class Head(nn.Module):
+        def forward(self, x):
+            p = torch.sigmoid(self.fc(x))
+            p.mul_(self.scale)        # sigmoid's backward needs p
+            return p
+    ```
+
+    Use instead:
+    ```python
+    class Head(nn.Module):
+        def forward(self, x):
+            p = torch.sigmoid(self.fc(x))
+            p = p.mul(self.scale)
+            return p
+    ```
+
+    ## Fix safety
+    The fix writes the out-of-place form and rebinds the name: `x.relu_()`
+    becomes `x = torch.relu(x)`, `x.add_(y)` becomes `x = x.add(y)`, `y =
+    x.relu_()` becomes `x = torch.relu(x)` then `y = x`, `x += y` becomes `x =
+    x + y`, `F.relu(x, inplace=True)` loses `inplace=True`, and `x[x < 0] = 0`
+    becomes `x = x.masked_fill(x < 0, 0)` (only for a mask computed from `x`
+    itself and a scalar, where the two are exactly equal). The values the
+    function computes are unchanged, and the saved tensor keeps the value
+    backward needs. The fix is safe when nothing outside the function can see
+    the write; it is unsafe when the tensor is an argument, has an alias or a
+    view, or was stored in a container or attribute, because those no longer
+    see the new value. Leaves, views and aliases read later are reported
+    without a fix: the right cure (`torch.no_grad()`, a `clone()`, or which
+    value the alias meant) is a decision for the author. `self.act =
+    nn.ReLU(inplace=True)` is reported without a fix because changing the
+    constructor changes every use of the module; a write inside a helper is
+    reported at the call without a fix, since the cure is in the helper.
+    Every finding without a fix says why at the end of its message.
+
+    In-place ops are recognised by torch's own naming (a table generated from
+    `torch.Tensor`, `torch` and `torch.nn.functional`); what autograd saves is
+    a table after `derivatives.yaml`. A tensor whose origin the rule cannot
+    see (an unknown function's result) is never assumed to be saved.
+
+    ## Runtime evidence
+    With `autofix --run CMD` the doctor re-runs a step that raised "modified
+    by an inplace operation" with saved-tensor hooks and version counters: it
+    records the in-place op that changed a tensor autograd saved (which op,
+    where, the node that saved it and that node's forward line), even when the
+    op hides in a module from another file or a config (an `nn.Sequential`
+    ending in `ReLU(inplace=True)` followed by `+=`). The finding sits at the
+    in-place op; a `+=` there becomes the out-of-place form.
+
+    ## References
+    - [Autograd mechanics: in-place operations](https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd)
+    - [`tools/autograd/derivatives.yaml`](https://github.com/pytorch/pytorch/blob/main/tools/autograd/derivatives.yaml)
+    """
+
+    CODE = "AF103"
+    NAME = "inplace-autograd"
+    SUMMARY = "in-place operation on a tensor autograd saved for backward, or on a leaf that requires grad"
+    MESSAGE = "in-place {op} on `{target}`: {detail}"
+    FIXES = (Applicability.SAFE, Applicability.UNSAFE)
+
+
+def _why_no_fix(event: InplaceEvent) -> str:
+    """The clause ending a finding that comes without a fix."""
+    if event.reason == "leaf":
+        return "update it under `torch.no_grad()` or write to a clone"
+    if event.reason in ("view", "argument-view"):
+        return "decide whether the base tensor should change, then clone the view or the base"
+    if event.aliases_read:
+        names = ", ".join(f"`{a}`" for a in event.aliases_read)
+        return f"decide whether {names} meant the old value (then clone it) or the new one"
+    if event.form == "module":
+        return "the module is built with inplace=True, and rebuilding it changes every use"
+    if event.form == "call":
+        return f"the write is inside `{_describe_callee(event)}`; make it out of place there"
+    if event.form == "setitem":
+        return "only a mask computed from the tensor itself has an exact out-of-place form; write to a clone"
+    return "this write has no exact out-of-place spelling here"
+
+
 def _needs_parentheses(value: cst.BaseExpression, operator: str) -> bool:
     """Does ``x <operator> value`` need parentheses around ``value`` to mean ``x <operator>= value``?"""
     if isinstance(value, _ATOMS) or value.lpar:
@@ -285,7 +331,8 @@ def _needs_parentheses(value: cst.BaseExpression, operator: str) -> bool:
         return False  # x - -y, x ** -y
     if isinstance(value, cst.BinaryOperation):
         # A right operand binds without parentheses only when strictly tighter.
-        return _PRECEDENCE.get(value.operator._get_token(), 0) <= _PRECEDENCE[operator]
+        spelled = _BINARY_OPERATORS.get(type(value.operator).__name__, "")
+        return _PRECEDENCE.get(spelled, 0) <= _PRECEDENCE[operator]
     return True
 
 
@@ -293,6 +340,12 @@ def _assign(code: str) -> cst.BaseSmallStatement:
     line = cst.parse_statement(code)
     assert isinstance(line, cst.SimpleStatementLine)
     return line.body[0]
+
+
+def _describe_callee(event: InplaceEvent) -> str:
+    node = event.node
+    assert isinstance(node, cst.Call)
+    return (dotted_name(node.func) or "the callee") + "()"
 
 
 def _describe(event: InplaceEvent) -> str:

@@ -1,4 +1,4 @@
-# AF103: a pre-activation block applies its nn.ReLU(inplace=True) to its own input, the caller's sigmoid output.
+# AF107: a pre-activation block applies its nn.ReLU(inplace=True) to its own input, the caller's sigmoid output.
 import torch
 import torch.nn as nn
 

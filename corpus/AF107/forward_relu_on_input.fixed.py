@@ -1,4 +1,4 @@
-# AF103: a head's forward rectifies its input with x.relu_(): the caller's sigmoid output, saved for backward, is overwritten.
+# AF107: a head's forward rectifies its input with x.relu_(): the caller's sigmoid output, saved for backward, is overwritten.
 # autofix-test: unsafe-fixes
 import torch
 import torch.nn as nn
@@ -10,7 +10,7 @@ class Head(nn.Module):
         self.fc = nn.Linear(width, classes)
 
     def forward(self, x):
-        x.relu_()
+        x = torch.relu(x)
         return self.fc(x)
 
 

@@ -1,4 +1,4 @@
-# AF103: a denoising module adds noise to its input with +=; the caller's input requires grad (saliency), a leaf.
+# AF107: a denoising module adds noise to its input with +=; the caller's input requires grad (saliency), a leaf.
 # autofix-test: unsafe-fixes
 import torch
 import torch.nn as nn
@@ -11,7 +11,7 @@ class NoisyInput(nn.Module):
         self.net = nn.Linear(dim, 2)
 
     def forward(self, x: torch.Tensor, noise: torch.Tensor) -> torch.Tensor:
-        x += self.sigma * noise
+        x = x + self.sigma * noise
         return self.net(x)
 
 
