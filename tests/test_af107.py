@@ -162,3 +162,12 @@ def test_both_kinds_on_one_tensor_are_reported_once_each():
 def test_silent(body):
     result = _run(_forward(body))
     assert result.findings == ()
+
+
+def test_argument_read_again_under_another_name_is_af107_without_fix():
+    body = "q = x\nq += noise\nreturn self.fc(q) + x"
+    assert _run(_forward(body), select=("AF103",)).findings == ()
+    result = _run(_forward(body))
+    assert [f.code for f in result.findings] == ["AF107"]
+    assert "`x`, read afterwards" in result.findings[0].message
+    assert result.findings[0].fix is None and "(no fix: " in result.findings[0].message

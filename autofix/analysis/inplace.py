@@ -695,7 +695,7 @@ class _Walker:
         # write only the caller observes is a finding of its own kind.
         judged = self._autograd_reason(index, op, target, binding)
         if judged is None:
-            judged = self._caller_reason(binding)
+            judged = self._caller_reason(index, target, binding)
         if judged is None:
             return
         reason, detail, base = judged
@@ -733,15 +733,19 @@ class _Walker:
                 if base.kind == "leaf":
                     return "view", f"it is a view of the leaf tensor `{binding.via}`", base
         aliases_read = [a for a in self._aliases(target, binding) if self._read_after(index, a)]
-        if aliases_read:
+        # An argument read again under another name is the caller's tensor: its
+        # own kind of finding (below), since autograd has no objection.
+        if aliases_read and binding.kind != "param":
             names = ", ".join(f"`{a}`" for a in aliases_read)
             return "alias", f"its alias {names} is read afterwards and sees the change", None
         return None
 
-    def _caller_reason(self, binding: _Binding) -> Optional[Tuple[str, str, Optional[_Binding]]]:
+    def _caller_reason(self, index: int, target: str, binding: _Binding) -> Optional[Tuple[str, str, Optional[_Binding]]]:
         """The write reaches a tensor the caller passed in (autograd does not object here)."""
         if binding.kind == "param":
-            return "argument", "it is an argument: the caller's tensor changes too", None
+            aliases_read = [a for a in self._aliases(target, binding) if self._read_after(index, a)]
+            also = ", and so does " + ", ".join(f"`{a}`" for a in aliases_read) + ", read afterwards" if aliases_read else ""
+            return "argument", f"it is an argument: the caller's tensor changes too{also}", None
         if binding.view_of is not None:
             base = self._base(binding)
             if base is not None and base.kind == "param" and (base.ident, True) not in self.reported:
