@@ -405,7 +405,8 @@ class _Index:
         self.assigned_attributes: Set[str] = set()
         #: last names of what is bound to an object built here (``self.fc = nn.Linear(...)``): modules
         self.module_names: Set[str] = set()
-        #: last names of what is bound to ``nn.ReLU()``, ``nn.Sigmoid()`` … (modules saving their output)
+        #: last names of what is bound to ``nn.ReLU()``, ``nn.Sigmoid()``, an ``nn.Sequential`` or a
+        #: class of this file (modules that may save their output)
         self.output_saving_modules: Set[str] = set()
         self._summaries: Dict[int, _Summary] = {}
         for stmt in tree.body:
@@ -417,10 +418,13 @@ class _Index:
             for stmt in cls.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.methods[(id(cls), stmt.name)] = stmt
+        local_classes = {cls.name for cls in nodes.classes}
         for assign in nodes.assigns:
             value = assign.value
             ctor = _last_name(value.func) if isinstance(value, ast.Call) else None
-            saves_output = ctor in OUTPUT_SAVING_MODULES
+            # The analysis' ``output_saved_by``: an activation, or what may end in one (an
+            # ``nn.Sequential``, a class of this file whose forward may return a saved output).
+            saves_output = ctor in OUTPUT_SAVING_MODULES or ctor == "Sequential" or ctor in local_classes
             for target in assign.targets:
                 if ctor and ctor[:1].isupper():
                     self.module_names.add((_dotted(target) or "").rsplit(".", 1)[-1])
