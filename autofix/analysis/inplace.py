@@ -235,6 +235,8 @@ class _Analysis:
         #: dotted target -> (the constructor call, the def holding it)
         self.module_built: Dict[str, Tuple[cst.Call, Optional[cst.FunctionDef]]] = {}
         self.classes: Dict[str, cst.ClassDef] = {}
+        #: ``self.f`` bound to a torch op that saves its output (``self.f = torch.sigmoid``) -> the op
+        self.callable_ops: Dict[str, str] = {}
         self._output_memo: Dict[int, Optional[str]] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
@@ -328,6 +330,7 @@ class _Analysis:
                 self.owner[node] = None
         for assign, cls in index.assigns:
             if not isinstance(assign.value, cst.Call):
+                self._index_callable(assign, cls, holder.get(id(assign)))
                 continue
             ctor = dotted_name(assign.value.func) or ""
             last = ctor.rsplit(".", 1)[-1]
@@ -347,6 +350,31 @@ class _Analysis:
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
+
+    def _index_callable(self, assign: cst.Assign, cls: Optional[cst.ClassDef], holder: Optional[cst.FunctionDef]) -> None:
+        """``self.f = torch.sigmoid``, or ``self.f = f`` with ``f=torch.sigmoid`` the default: a configurable op."""
+        candidates: List[cst.BaseExpression] = [assign.value]
+        if isinstance(assign.value, cst.IfExp):
+            candidates = [assign.value.body, assign.value.orelse]
+        ops: Set[Optional[str]] = set()
+        for candidate in candidates:
+            if isinstance(candidate, cst.Name) and holder is not None:
+                default = next((p.default for p in _all_params(holder) if p.name.value == candidate.value), None)
+                candidate = default if default is not None else candidate
+            qualified = {q for q in qualified_names(self.context, candidate) if q.startswith("torch.")}
+            dotted = dotted_name(candidate) or ""
+            if dotted.startswith("F."):
+                qualified.add("torch.nn.functional." + dotted[2:])
+            op = next((q.rsplit(".", 1)[-1] for q in qualified), None)
+            ops.add(op if op in SAVES_OUTPUT else None)
+        found = ops.pop() if len(ops) == 1 else None
+        if found is None:
+            return
+        for target in assign.targets:
+            name = dotted_name(target.target)
+            if name and name.startswith("self.") and cls is not None:
+                self.callable_ops[f"{cls.name.value}.{name}"] = found
+                return
 
     def _excluded(self, func: cst.FunctionDef) -> bool:
         if INIT_NAME.search(func.name.value):
@@ -478,11 +506,11 @@ class _Analysis:
         return what
 
     def mutated_params(self, func: cst.FunctionDef) -> Dict[str, int]:
-        """The parameters (name -> position) a helper writes to in place."""
+        """The parameters (name -> position) a helper, or a module's forward, writes to in place."""
         if func in self.mutating:
             return self.mutating[func]
         self.mutating[func] = {}  # recursion guard
-        if self._excluded(func) or func.name.value == "forward":
+        if self._excluded(func):
             return {}
         scope = self._scope(func, self.owner.get(func), caller_visible=True, grad=True)
         walker = _Walker(self, scope)
@@ -520,6 +548,20 @@ class _Analysis:
                 and (scope.cls, func.attr.value) in self.methods
             ):
                 yield self.methods[(scope.cls, func.attr.value)]
+            else:
+                forward = self.module_forward(call, scope.cls)
+                if forward is not None:
+                    yield forward
+
+    def module_forward(self, call: cst.Call, cls: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:
+        """The ``forward`` that runs for ``self.block(x)`` or ``block(x)``, the module's class being of this file."""
+        dotted = dotted_name(call.func)
+        if dotted is None:
+            return None
+        key = f"{cls.name.value}.{dotted}" if dotted.startswith("self.") and cls is not None else dotted
+        ctor = self.module_ctor.get(key)
+        owner = self.classes.get(ctor) if ctor is not None else None
+        return self.methods.get((owner, "forward")) if owner is not None else None
 
 
 # --------------------------------------------------------------------------- the walk
@@ -539,6 +581,10 @@ class _Walker:
         self.param_writes: Set[str] = set()
         self.grad_callees: Set[cst.FunctionDef] = set()
         self.backward_units: List[int] = []
+        #: index of a loop's header unit -> the end (exclusive) of its body's units
+        self.loops: Dict[int, int] = {}
+        #: (op node, caller_only) already reported: a loop body is walked twice
+        self.emitted: Set[Tuple[int, bool]] = set()
         #: for each ``return value``: what saved the value returned (None: nothing known)
         self.returned: List[Optional[str]] = []
 
@@ -565,9 +611,24 @@ class _Walker:
         self.backward_units = [
             i for i, u in enumerate(self.units) if not isinstance(u.node, (cst.For, cst.With)) and self._backward_in(u.node)
         ]
-        for index, unit in enumerate(self.units):
-            self._step(index, unit)
+        for index in self._order(0, len(self.units)):
+            self._step(index, self.units[index])
         return self.events
+
+    def _order(self, start: int, end: int) -> Iterator[int]:
+        """Unit indices in execution order: each loop body twice, so that what one
+        iteration saves is seen by the writes of the next (``b[i] = …`` before ``y = b * w``)."""
+        index = start
+        while index < end:
+            yield index
+            body = self.loops.get(index)
+            if body is None:
+                index += 1
+                continue
+            body_end = body
+            yield from self._order(index + 1, body_end)
+            yield from self._order(index + 1, body_end)
+            index = body_end
 
     # ---- statements in source order
 
@@ -598,7 +659,9 @@ class _Walker:
         if isinstance(node, (cst.For, cst.While)):
             header = node.iter if isinstance(node, cst.For) else node.test
             self.units.append(_Unit(node if isinstance(node, cst.For) else header, None, quiet))
+            head = len(self.units) - 1
             self._block(node.body, quiet)
+            self.loops[head] = len(self.units)
             if node.orelse is not None:
                 self._block(node.orelse.body, quiet)
             return
@@ -688,7 +751,7 @@ class _Walker:
         for call in [n for n in self.a.local(node) if isinstance(n, cst.Call)]:
             if call in chained or call in guarded:
                 continue
-            callee = self._callee(call)
+            callee = self._callee(call) or self._module_forward(call)
             if callee is not None:
                 written = self.a.mutated_params(callee)
                 for position, arg in enumerate(call.args):
@@ -753,6 +816,9 @@ class _Walker:
             return self.a.methods.get((self.scope.cls, func.attr.value))
         return None
 
+    def _module_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        return self.a.module_forward(call, self.scope.cls)
+
     @staticmethod
     def _module_output(dotted: str, ctor: str, op: str) -> str:
         if ctor in OUTPUT_SAVING_MODULES:
@@ -801,6 +867,9 @@ class _Walker:
             return
         reason, detail, base = judged
         caller_only = reason in CALLER_REASONS
+        if caller_only and form == "call" and isinstance(op, cst.Call) and self._module_forward(op) is not None:
+            return  # a forward's write to its argument is reported in that forward
+
         if (binding.ident, caller_only) in self.reported:
             return
         if base is not None:
@@ -824,7 +893,9 @@ class _Walker:
         """Why autograd rejects the write, or why a later read of the value is wrong; None when neither."""
         if binding.kind == "leaf" or _reads_grad_of(op, target):
             return "leaf", "it is a leaf tensor that requires grad", None
-        if binding.saved and binding.grad and self._backward_follows(index):
+        # A fresh tensor (``torch.zeros``) autograd saved for another operand's gradient
+        # (``b * w``) is checked by backward whether or not it requires grad itself.
+        if binding.saved and (binding.grad or binding.kind == "fresh") and self._backward_follows(index):
             return "saved", f"autograd saved it as {binding.saved} for backward", None
         if binding.view_of is not None:
             base = self._base(binding)
@@ -854,6 +925,10 @@ class _Walker:
         return None
 
     def _emit(self, index, unit, op, form, target, reason, detail, visible, aliases_read=()) -> None:
+        key = (id(op), reason in CALLER_REASONS)
+        if key in self.emitted:
+            return
+        self.emitted.add(key)
         self.events.append(
             InplaceEvent(
                 node=op,
@@ -1128,6 +1203,9 @@ class _Walker:
                 op = self.a.output_saved_by(self._key(dotted) or "")
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
                 return _Binding("value", True, grad, fresh_id, saved=self._module_output(dotted, ctor, op) if op and grad else None)
+            op = self.a.callable_ops.get(self._key(dotted) or "") if dotted is not None else None
+            if op is not None:
+                return _Binding("value", True, arg_grad, fresh_id, saved=f"the output of `{dotted}` ({op})" if arg_grad else None)
             if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:
                 method = (self.scope.cls, name) if self.scope.cls is not None else None
                 if method in self.a.methods:

@@ -120,8 +120,13 @@ class _Summary:
                 sites[name] = [((0, 0), site)]
         # (write, target, judged only when the target holds a tensor)
         writes: List[Tuple[ast.AST, str, bool]] = []
+        #: (start, end) of every loop: the analysis walks a loop body twice, so a save
+        #: anywhere in a loop around a write may come before it
+        loops: List[Tuple[Position, Position]] = []
         for node in index.nodes.local.get(id(scope), ()):
             kind = type(node)
+            if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+                loops.append(((node.lineno, node.col_offset), (node.end_lineno or 0, node.end_col_offset or 0)))  # type: ignore[attr-defined]
             if kind is ast.BinOp or kind is ast.Call:
                 where = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
                 for name in _saved_inputs(node, index):
@@ -193,7 +198,10 @@ class _Summary:
                 return False
             if current.risky or target in shared:
                 return True
-            return current.gradful and saved_at.get(target, _NEVER) < where
+            # saved before the write, or anywhere in a loop around it (a fresh tensor
+            # saved for another operand's gradient counts too: ``b * w``)
+            horizon = max([where] + [end for start, end in loops if start <= where <= end])
+            return (current.gradful or current.tensor) and saved_at.get(target, _NEVER) < horizon
 
         #: an in-place write the analysis could report: on a name that may be an argument, a
         #: leaf, a view, an alias or a value requiring grad saved before the write (and a
@@ -425,6 +433,8 @@ class _Index:
             # The analysis' ``output_saved_by``: an activation, or what may end in one (an
             # ``nn.Sequential``, a class of this file whose forward may return a saved output).
             saves_output = ctor in OUTPUT_SAVING_MODULES or ctor == "Sequential" or ctor in local_classes
+            # ``self.f = torch.sigmoid`` (or a parameter defaulting to one): a configurable op.
+            saves_output = saves_output or isinstance(value, (ast.Name, ast.Attribute, ast.IfExp))
             for target in assign.targets:
                 if ctor and ctor[:1].isupper():
                     self.module_names.add((_dotted(target) or "").rsplit(".", 1)[-1])

@@ -365,5 +365,5 @@ def _describe(event: InplaceEvent) -> str:
     if event.form == "module":
         return f"`self.{name}` (built with inplace=True)"
     if event.form == "call":
-        return f"write by `{name}()`"
+        return f"write by `{dotted_name(func) or name}()`"
     return f"`{name}()`"
