@@ -4,7 +4,7 @@ import ast
 
 import re
 
-from typing import ClassVar, Optional
+from typing import ClassVar, Optional, Tuple
 
 import libcst as cst
 
@@ -57,7 +57,7 @@ class InplaceRule(Rule):
     CALLER_ONLY: ClassVar[bool] = False
     # Autograd code is reached from a forward or a backward() call: one of these words must occur.
     TRIGGERS = ("forward", "backward")
-    FIXES = (Applicability.SAFE, Applicability.UNSAFE)
+    FIXES: ClassVar[Tuple[Applicability, ...]] = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     @classmethod
