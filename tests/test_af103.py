@@ -491,3 +491,57 @@ def test_every_fixed_inplace_corpus_script_runs_where_the_original_did():
     # and the corpus still shows both kinds: some originals fail (AF103's crashes), some run (AF107).
     assert any(outcome[str(o)] is not None for o in originals)
     assert any(outcome[str(o)] is None for o in originals)
+
+
+# --------------------------------------------------------------------------- across files of a project
+
+_POOL = """\
+import torch
+import torch.nn as nn
+
+from utils.attention import {name}
+
+
+class Pool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.score = nn.Linear(4, 1)
+
+    def forward(self, tokens, pad_mask):
+        weights = torch.softmax(self.score(tokens).squeeze(-1), dim=-1)
+        {call}
+        return (weights.unsqueeze(-1) * tokens).sum(1)
+"""
+
+_HELPERS = """\
+def drop_padding_(weights, pad_mask):
+    weights.masked_fill_(pad_mask, 0.0)
+    return weights
+
+
+def drop_padding(weights, pad_mask):
+    return weights.masked_fill(pad_mask, 0.0)
+"""
+
+
+def _project(tmp_path, name: str, call: str):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "attention.py").write_text(_HELPERS)
+    model = tmp_path / "model.py"
+    model.write_text(_POOL.format(name=name, call=call))
+    return fix_source(model.read_bytes(), str(model), Options(select=("AF103",), unsafe_fixes=True))
+
+
+def test_helper_of_another_module_writing_a_softmax_output_is_reported_at_the_call(tmp_path):
+    result = _project(tmp_path, "drop_padding_", "drop_padding_(weights, pad_mask)")
+    assert [(f.line, f.fix) for f in result.findings] == [(14, None)]
+    assert "`drop_padding_()`" in result.findings[0].message and "softmax" in result.findings[0].message
+    assert "(no fix: the write is inside `drop_padding_()`" in result.findings[0].message
+
+
+@pytest.mark.usefixtures("unscreened")
+def test_helper_of_another_module_returning_a_new_tensor_is_silent(tmp_path):
+    result = _project(tmp_path, "drop_padding", "weights = drop_padding(weights, pad_mask)")
+    assert result.findings == ()

@@ -30,6 +30,7 @@ from autofix.analysis.inplace_ops import (
     TORCH_INPLACE_FUNCTIONS,
 )
 from autofix.analysis.index import module_index
+from autofix.model.summaries import ClassSummary, FunctionSummary
 from autofix.analysis.names import children as _children, dotted_name, keyword, walk_local as _walk
 from autofix.analysis.training import (
     disables_grad,
@@ -120,6 +121,10 @@ _INPUT_SAVING_LOSSES = frozenset(
      "CosineEmbeddingLoss", "GaussianNLLLoss", "PoissonNLLLoss"}
 )
 
+#: Top-level packages never part of the user's project.
+LIBRARIES = frozenset({"torch", "numpy", "math", "typing", "collections", "functools", "itertools", "os", "sys",
+                        "dataclasses", "abc", "enum", "re", "json", "pathlib", "warnings", "logging", "einops",
+                        "transformers", "timm", "torchvision", "lightning", "pytorch_lightning", "__future__"})
 FunctionNode = Union[cst.FunctionDef, cst.Module]
 #: Reasons of a write that only the caller observes: autograd itself does not object.
 CALLER_REASONS = frozenset({"argument", "argument-view"})
@@ -308,6 +313,10 @@ class _Analysis:
             return False
         if name in _INPLACE_CALL_NAMES:
             return True
+        if isinstance(func, cst.Name) and any(
+            q.split(".")[0] not in LIBRARIES and "." in q for q in qualified_names(self.context, func)
+        ):
+            return True  # imported from a module of the project: the program model knows what it writes
         # ``from torch.nn.functional import relu as r``: the name is an alias.
         return any(q.rsplit(".", 1)[-1] in _INPLACE_CALL_NAMES for q in qualified_names(self.context, func))
 
@@ -752,6 +761,12 @@ class _Walker:
             if call in chained or call in guarded:
                 continue
             callee = self._callee(call) or self._module_forward(call)
+            elsewhere = self._project_writes(call) if callee is None else None
+            if elsewhere is not None:
+                for position, arg in enumerate(call.args):
+                    if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Name) and position in elsewhere:
+                        yield call, "call", arg.value.value
+                continue
             if callee is not None:
                 written = self.a.mutated_params(callee)
                 for position, arg in enumerate(call.args):
@@ -815,6 +830,29 @@ class _Walker:
         ):
             return self.a.methods.get((self.scope.cls, func.attr.value))
         return None
+
+    def _project_writes(self, call: cst.Call) -> Optional[Set[int]]:
+        """Positions of the arguments a function of another project module writes in place
+        (the program model's ``inplace_params``); None when the callee is not one."""
+        spelled = dotted_name(call.func)
+        if spelled is None or spelled.startswith("self.") and self.scope.cls is None:
+            return None
+        model = self.a.context.model
+        node = self.scope.node
+        if isinstance(node, cst.Module):
+            qualname = "<module>"
+        else:
+            qualname = f"{self.scope.cls.name.value}.{node.name.value}" if self.scope.cls is not None else node.name.value
+        caller = model.function(qualname)
+        target = model.callee(caller, spelled) if caller is not None else None
+        if isinstance(target, ClassSummary):
+            target = model.method(target, "forward")
+        if not isinstance(target, FunctionSummary) or not target.inplace_params or target.module == caller.module:  # type: ignore[union-attr]
+            return None
+        params = list(target.params)
+        if target.class_name is not None and params[:1] == ["self"]:
+            params = params[1:]
+        return {i for i, name in enumerate(params) if name in target.inplace_params}
 
     def _module_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         return self.a.module_forward(call, self.scope.cls)

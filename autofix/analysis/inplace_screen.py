@@ -30,6 +30,7 @@ import ast
 from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 from autofix.analysis.inplace import (
+    LIBRARIES,
     FACTORIES,
     FRESH_METHODS,
     INIT_NAME,
@@ -406,6 +407,8 @@ class _Index:
         self.imported: Set[str] = set()
         #: ``from m import a as b``: b → a
         self.imported_as: Dict[str, str] = {}
+        #: names from-imported from anything but torch and the usual libraries (a project module)
+        self.project_imports: Set[str] = set()
         #: names ``torch`` is imported as, and torch factories imported by name
         self.torch_modules: Set[str] = {"torch"}
         self.torch_factories: Set[str] = set()
@@ -448,6 +451,9 @@ class _Index:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     self.imported.add(alias.asname or alias.name)
+                    if node.level or not (node.module or "").split(".")[0] in LIBRARIES:
+                        # may be the project's own: the analysis asks the program model what it writes
+                        self.project_imports.add(alias.asname or alias.name)
                     if alias.asname:
                         self.imported_as[alias.asname] = alias.name
                     if node.module == "torch" and not node.level and alias.name in FACTORIES:
@@ -488,6 +494,9 @@ def _excluded(func: FunctionAst) -> bool:
 
 def _call_targets(call: ast.Call, index: _Index) -> Iterator[str]:
     func = call.func
+    if isinstance(func, ast.Name) and func.id in index.project_imports:
+        # a helper of another project module may write any argument in place
+        yield from (arg.id for arg in call.args if isinstance(arg, ast.Name))
     if isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS:
         receiver = func.value
         while (
