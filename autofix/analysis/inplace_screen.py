@@ -451,7 +451,7 @@ class _Index:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     self.imported.add(alias.asname or alias.name)
-                    if node.level or not (node.module or "").split(".")[0] in LIBRARIES:
+                    if node.level or (node.module or "").split(".")[0] not in LIBRARIES:
                         # may be the project's own: the analysis asks the program model what it writes
                         self.project_imports.add(alias.asname or alias.name)
                     if alias.asname:
