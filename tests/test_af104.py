@@ -344,3 +344,95 @@ def test_declares_contract():
     doc = rule.documentation()
     for section in ("## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix safety", "## References"):
         assert section in doc
+
+
+# ------------------------------------------------------------------ steps spread over methods and frameworks
+
+
+def test_a_method_inlined_into_two_loops_is_reported_once():
+    _, result = run(
+        """
+        class T:
+            def __init__(self):
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def step(self, x):
+                loss = model(x).sum()
+                loss.backward()
+                self.optimizer.zero_grad()
+                self.optimizer.step()
+
+            def fit(self, xs):
+                for x in xs:
+                    self.step(x)
+
+            def finetune(self, xs):
+                for x in xs:
+                    self.step(x)
+        """
+    )
+    assert [f.line for f in result.findings] == [12]
+
+
+def test_recursive_self_calls_do_not_loop():
+    _, result = run(
+        """
+        class T:
+            def __init__(self):
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def step(self, x, depth=0):
+                if depth:
+                    self.step(x, depth - 1)
+                loss = model(x).sum()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+
+            def fit(self, xs):
+                for x in xs:
+                    self.step(x)
+        """
+    )
+    assert not result.findings
+
+
+def test_method_inherited_from_a_base_class_of_the_module():
+    _, result = run(
+        """
+        class Base:
+            def update(self, loss):
+                loss.backward()
+                self.optimizer.step()
+
+        class T(Base):
+            def __init__(self):
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def fit(self, xs):
+                for x in xs:
+                    self.update(model(x).sum())
+        """,
+        unsafe=True,
+    )
+    assert [f.line for f in result.findings] == [8]
+    assert "self.optimizer.zero_grad()\n        loss.backward()" in result.fixed.decode()
+
+
+def test_lightning_training_step_is_a_loop_body_only_in_a_lightning_module():
+    lightning = """
+        import lightning.pytorch as pl
+
+        class M({base}):
+            def training_step(self, batch, batch_idx):
+                opt = self.optimizers()
+                opt.zero_grad()
+                self.manual_backward(self.layer(batch).sum())
+                if (batch_idx + 1) % 4 == 0:
+                    opt.step()
+        """
+    _, result = run(lightning.format(base="pl.LightningModule"))
+    assert [f.code for f in result.findings] == ["AF104"]
+    # A plain class' training_step may be called from anywhere: no loop is known.
+    _, result = run(lightning.format(base="object"))
+    assert not result.findings

@@ -23,7 +23,7 @@ import ast
 import warnings
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
-from autofix.model.vocabulary import DIFFERENTIATING_CALLS
+from autofix.model.vocabulary import BACKWARD_CALLS, DIFFERENTIATING_CALLS
 
 
 def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
@@ -42,13 +42,15 @@ def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
 # --------------------------------------------------------------------------- backward
 
 
-_BACKWARD = frozenset({"backward"})
+#: Methods that back-propagate (the model's vocabulary): ``loss.backward()``,
+#: ``accelerator.backward(loss)``, Lightning's ``self.manual_backward(loss)``.
+BACKWARD_NAMES = BACKWARD_CALLS
 _BACKPROPAGATE = DIFFERENTIATING_CALLS
 
 
 def calls_backward(tree: ast.Module) -> bool:
-    """A call named ``backward`` anywhere (what AF101/AF104's ``backward_holders`` look for)."""
-    return _calls_named(tree, _BACKWARD, aliases=False)
+    """A call named ``backward`` or ``manual_backward`` anywhere (what AF101/AF104's ``backward_holders`` look for)."""
+    return _calls_named(tree, BACKWARD_NAMES, aliases=False)
 
 
 def may_backpropagate(tree: ast.Module) -> bool:

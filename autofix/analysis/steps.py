@@ -22,12 +22,13 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
+from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
-from autofix.analysis.training import disables_grad, is_backward_call, qualified_names
+from autofix.analysis.training import BACKWARD_NAMES, disables_grad, is_backward_call, qualified_names
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
 
@@ -94,7 +95,7 @@ def _mark_backward(module: cst.Module) -> Set[cst.CSTNode]:
         if isinstance(node, cst.Call):
             func = node.func
             name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-            found = name == "backward"
+            found = name in BACKWARD_NAMES
         for child in _children(node):
             found = walk(child) or found
         if found and isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
@@ -203,7 +204,7 @@ class _GraphWalker:
     def _container_mutation(self, expr: cst.BaseExpression, env, disabled: bool) -> None:
         # losses.append(l) / losses.extend(ls): the container now holds l's graph.
         mc = method_call(expr)
-        if mc is None or mc[1] not in ("append", "extend", "insert") or not expr.args:
+        if mc is None or not isinstance(expr, cst.Call) or mc[1] not in ("append", "extend", "insert") or not expr.args:
             return
         name = dotted_name(mc[0])
         if name is None:
@@ -325,10 +326,13 @@ _BACKWARD_WRAPPER = re.compile(r"accelerator|fabric|trainer|strategy|precision|e
 
 
 def is_function_backward(context: RuleContext, call: cst.Call) -> bool:
-    """The loss is the first argument: ``torch.autograd.backward(loss)``, ``accelerator.backward(loss)``."""
+    """The loss is the first argument: ``torch.autograd.backward(loss)``, ``accelerator.backward(loss)``,
+    Lightning's ``self.manual_backward(loss)``."""
     if "torch.autograd.backward" in qualified_names(context, call.func):
         return True
     mc = method_call(call)
+    if mc is not None and mc[1] == "manual_backward":
+        return True
     receiver = dotted_name(mc[0]) if mc is not None and mc[1] == "backward" else None
     return receiver is not None and bool(_BACKWARD_WRAPPER.search(receiver.rsplit(".", 1)[-1]))
 
@@ -383,17 +387,203 @@ class Line:
         return self.small if self.small is not None else self.stmt
 
 
-def linear_block(context: RuleContext, body) -> List[Line]:
-    """Statements of ``body`` in order, ``with`` bodies (not ``no_grad``) flattened in."""
+def linear_block(
+    context: RuleContext,
+    body: Sequence[cst.CSTNode],
+    owner: Optional[cst.ClassDef] = None,
+    _inlining: Tuple[cst.FunctionDef, ...] = (),
+) -> List[Line]:
+    """Statements of ``body`` in order, ``with`` bodies (not ``no_grad``) flattened in.
+
+    With ``owner`` (the class of the method ``body`` belongs to), a statement
+    that calls a method of that class holding a training event
+    (``self.train_step(batch)``, ``self.backward_D()``) is replaced by that
+    method's statements: one training step is often spread over methods, and
+    ``self.optimizer`` means the same object in all of them.
+    """
     out: List[Line] = []
     for stmt in body:
         if isinstance(stmt, cst.With) and not any(disables_grad(context, i.item) or _catches(i.item) for i in stmt.items):
-            out.extend(linear_block(context, _block_body(stmt.body)))
+            out.extend(linear_block(context, _block_body(stmt.body), owner, _inlining))
         elif isinstance(stmt, cst.SimpleStatementLine):
-            out.extend(Line(stmt, small) for small in stmt.body)
-        else:
+            for small in stmt.body:
+                method = inlined_method(context, small, owner) if owner is not None else None
+                if method is not None and method not in _inlining:
+                    out.extend(linear_block(context, _block_body(method.body), owner, _inlining + (method,)))
+                    # `print(self.train_step(b))`: the rest of the statement runs after the call.
+                    if not (isinstance(small, cst.Expr) and method_call(small.value) is not None):
+                        out.append(Line(stmt, small))
+                else:
+                    out.append(Line(stmt, small))
+        elif isinstance(stmt, cst.BaseStatement):
             out.append(Line(stmt))
     return out
+
+
+# --------------------------------------------------------------------------- methods of a class
+
+#: Calls that make a method part of a training step.
+_STEP_EVENTS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
+
+
+@dataclass
+class ClassMethods:
+    """The methods of the module's classes, and which of them take part in a training step."""
+
+    #: every method → the class it is defined in
+    owner: Dict[cst.FunctionDef, cst.ClassDef] = field(default_factory=dict)
+    #: class → its methods by name, including those inherited from classes of this module
+    methods: Dict[cst.ClassDef, Dict[str, cst.FunctionDef]] = field(default_factory=dict)
+    #: methods that call backward/step/zero_grad themselves or through a ``self.`` method
+    eventful: Set[cst.FunctionDef] = field(default_factory=set)
+
+
+def class_methods(context: RuleContext) -> ClassMethods:
+    return context.fact("class_methods", lambda: _collect_methods(context))
+
+
+def _collect_methods(context: RuleContext) -> ClassMethods:
+    found = ClassMethods()
+    index = module_index(context)
+    own: Dict[cst.ClassDef, Dict[str, cst.FunctionDef]] = {}
+    for func, cls in index.functions:
+        if cls is not None and _direct_child(cls, func):
+            found.owner[func] = cls
+            own.setdefault(cls, {})[func.name.value] = func
+    by_name = {cls.name.value: cls for cls in index.classes}
+    for cls in index.classes:
+        merged: Dict[str, cst.FunctionDef] = {}
+        # Bases defined in this module, nearest last so that overrides win.
+        for base in reversed(_module_bases(cls, by_name)):
+            merged.update(own.get(base, {}))
+        merged.update(own.get(cls, {}))
+        found.methods[cls] = merged
+    # Fixpoint: a method is eventful when it calls an event or an eventful self method.
+    calls: Dict[cst.FunctionDef, List[cst.Call]] = {f: index.calls_of(f) for f in found.owner}
+    changed = True
+    while changed:
+        changed = False
+        for func, cls in found.owner.items():
+            if func in found.eventful:
+                continue
+            for call in calls[func]:
+                mc = method_call(call)
+                if mc is None:
+                    continue
+                target = found.methods[cls].get(mc[1]) if _is_self(mc[0]) else None
+                if mc[1] in _STEP_EVENTS or (target is not None and target in found.eventful):
+                    found.eventful.add(func)
+                    changed = True
+                    break
+    return found
+
+
+def _direct_child(cls: cst.ClassDef, func: cst.FunctionDef) -> bool:
+    return any(stmt is func for stmt in _block_body(cls.body))
+
+
+def _module_bases(cls: cst.ClassDef, by_name: Dict[str, cst.ClassDef]) -> List[cst.ClassDef]:
+    """``cls`` and its ancestors defined in this module, nearest first."""
+    chain: List[cst.ClassDef] = [cls]
+    queue = [cls]
+    while queue:
+        current = queue.pop(0)
+        for arg in current.bases:
+            base = by_name.get(dotted_name(arg.value) or "")
+            if base is not None and base not in chain:
+                chain.append(base)
+                queue.append(base)
+    return chain
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def inlined_method(context: RuleContext, small: cst.BaseSmallStatement, owner: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:
+    """The eventful method of ``owner`` that a statement runs: ``self.m(...)``, ``x = self.m(...)``,
+    ``print(self.m(...))``; None when the statement calls none, or more than one."""
+    if owner is None:
+        return None
+    methods = class_methods(context)
+    table = methods.methods.get(owner, {})
+    found: List[cst.FunctionDef] = []
+    for call in iter_calls(small):
+        mc = method_call(call)
+        if mc is not None and _is_self(mc[0]):
+            target = table.get(mc[1])
+            if target is not None and target in methods.eventful:
+                found.append(target)
+    return found[0] if len(found) == 1 else None
+
+
+def method_owner(context: RuleContext, func: cst.CSTNode) -> Optional[cst.ClassDef]:
+    """The class ``func`` is a method of, if it is one."""
+    if not isinstance(func, cst.FunctionDef):
+        return None
+    return class_methods(context).owner.get(func)
+
+
+def calls_eventful_method(context: RuleContext, func: cst.FunctionDef) -> bool:
+    """``func`` calls a ``self.`` method that runs a training event."""
+    cls = method_owner(context, func)
+    if cls is None:
+        return False
+    methods = class_methods(context)
+    for call in module_index(context).calls_of(func):
+        mc = method_call(call)
+        if mc is not None and _is_self(mc[0]):
+            target = methods.methods[cls].get(mc[1])
+            if target is not None and target in methods.eventful:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- loops owned by a framework
+
+_LIGHTNING_BASE = re.compile(r"(^|\.)LightningModule$")
+
+
+def framework_step_functions(context: RuleContext) -> Set[cst.FunctionDef]:
+    """Functions whose body is one iteration of a loop a framework runs.
+
+    Lightning calls ``training_step`` of a ``LightningModule`` once per batch;
+    ignite calls the function given to ``Engine(...)`` once per iteration.
+    """
+    return context.fact("framework_steps", lambda: _collect_framework_steps(context))
+
+
+def _collect_framework_steps(context: RuleContext) -> Set[cst.FunctionDef]:
+    found: Set[cst.FunctionDef] = set()
+    index = module_index(context)
+    methods = class_methods(context)
+    for cls in index.classes:
+        if lightning_module(context, cls):
+            step = methods.methods.get(cls, {}).get("training_step")
+            if step is not None:
+                found.add(step)
+    engine_functions: Set[str] = set()
+    for call in index.calls:
+        names = qualified_names(context, call.func) | {dotted_name(call.func) or ""}
+        if any(n == "Engine" or n.endswith(".Engine") for n in names) and call.args:
+            first = call.args[0].value
+            if isinstance(first, cst.Name):
+                engine_functions.add(first.value)
+    for func, owner in index.functions:
+        if owner is None and func.name.value in engine_functions:
+            found.add(func)
+    return found
+
+
+def lightning_module(context: RuleContext, cls: cst.ClassDef) -> bool:
+    """A subclass of Lightning's ``LightningModule`` (through bases in this module too)."""
+    by_name = {c.name.value: c for c in module_index(context).classes}
+    for current in _module_bases(cls, by_name):
+        for arg in current.bases:
+            names = qualified_names(context, arg.value) | {dotted_name(arg.value) or ""}
+            if any(_LIGHTNING_BASE.search(n) for n in names):
+                return True
+    return False
 
 
 _CATCHING = re.compile(r"raises|assert|suppress|warns|expect", re.IGNORECASE)

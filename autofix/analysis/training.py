@@ -19,6 +19,7 @@ import libcst as cst
 
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, method_call
+from autofix.analysis.screen import BACKWARD_NAMES
 from autofix.context import RuleContext
 
 _OPTIMIZER_NAME = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)(s?)(_\w+|\d+)?$", re.IGNORECASE)
@@ -179,9 +180,9 @@ def _constructed_kind(context: RuleContext, call: cst.Call) -> Optional[str]:
 
 
 def is_backward_call(context: RuleContext, call: cst.Call) -> bool:
-    """``x.backward(...)`` or ``torch.autograd.backward(...)``."""
+    """``x.backward(...)``, ``self.manual_backward(loss)`` or ``torch.autograd.backward(...)``."""
     mc = method_call(call)
-    if mc is not None and mc[1] == "backward":
+    if mc is not None and mc[1] in BACKWARD_NAMES:
         return True
     return "torch.autograd.backward" in qualified_names(context, call.func)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -15,8 +15,11 @@ from autofix.analysis.steps import (
     Line,
     backward_holders,
     blocks,
+    calls_eventful_method,
     expr_call,
+    framework_step_functions,
     linear_block,
+    method_owner,
     scopes,
 )
 from autofix.analysis.training import (
@@ -26,7 +29,7 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
-from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Rule
+from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Rule
 from autofix.types import Applicability, Expectation
 
 
@@ -135,32 +138,51 @@ class ZeroGradPlacement(Rule):
             return
         self.facts = optimizer_facts(self.context)
         self._zeroes: Optional[Set[str]] = None
+        self._reported: Set[Tuple[int, str]] = set()
+        framework = framework_step_functions(self.context)
         for scope in scopes(self.context.module):
-            if scope not in holders and not isinstance(scope, cst.Module):
+            # A method that runs the step through `self.train_step(batch)` is
+            # read with that method's statements in place of the call.
+            inlines = isinstance(scope, cst.FunctionDef) and calls_eventful_method(self.context, scope)
+            if scope not in holders and not isinstance(scope, cst.Module) and not inlines:
                 continue
+            owner_class = method_owner(self.context, scope)
             parents: Dict[cst.CSTNode, List[Line]] = {}
             found = []
             for owner, body in blocks(scope):
-                if owner is not scope and owner not in holders:
+                if owner is not scope and owner not in holders and not inlines:
                     continue
-                lines = linear_block(self.context, body)
+                lines = linear_block(self.context, body, owner_class)
                 for line in lines:
                     parents[line.stmt] = lines
                 found.append((owner, body, lines))
+            self._owner_class = owner_class
             self._stepped = {s.optimizer for _, _, lines in found for s in self._steps(lines)}
             for owner, body, lines in found:
                 self._check_between(lines)
-                if isinstance(owner, (cst.For, cst.While)) and _is_loop_body(owner, body):
+                # Lightning's training_step and ignite's update function are
+                # the body of a loop the framework runs.
+                if (isinstance(owner, (cst.For, cst.While)) and _is_loop_body(owner, body)) or (owner is scope and scope in framework):
                     self._check_accumulation(owner, lines, parents.get(owner, []))
+                    self._check_gated_zero_grad(lines)
                     self._check_missing(lines)
+
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, *, fix: Optional[Fix] = None, end_node: Optional[cst.CSTNode] = None) -> None:
+        # A method inlined into its caller's loop is also checked on its own:
+        # one finding per statement and message.
+        key = (id(node), message or "")
+        if key not in self._reported:
+            self._reported.add(key)
+            super().report(node, message, fix=fix, end_node=end_node)
 
     # ------------------------------------------------------------------ spellings
 
     def _zero_grad(self, line: Line) -> Optional[_ZeroGrad]:
         call = expr_call(line)
         if call is not None:
-            if is_zero_grad_call(call):
-                return _ZeroGrad(line, dotted_name(method_call(call)[0]) or "")
+            mc = method_call(call)
+            if mc is not None and is_zero_grad_call(call):
+                return _ZeroGrad(line, dotted_name(mc[0]) or "")
             return None
         loop = line.stmt
         if line.small is None and isinstance(loop, cst.For) and _clears_grads(loop):
@@ -174,7 +196,8 @@ class ZeroGradPlacement(Rule):
         call = expr_call(line)
         if call is None or not is_step_call(self.context, call):
             return None
-        receiver = dotted_name(method_call(call)[0])
+        mc = method_call(call)
+        receiver = dotted_name(mc[0]) if mc is not None else None
         if self.facts.is_optimizer(receiver):
             return _Step(line, call, receiver or "")
         return _Step(line, call, dotted_name(call.args[0].value) or "")
@@ -211,7 +234,7 @@ class ZeroGradPlacement(Rule):
         backward_at = [i for i, line in enumerate(segment) if self._has_backward(line)]
         if not backward_at:
             return
-        zeroes = [(i, z) for i, z in ((i, self._zero_grad(l)) for i, l in enumerate(segment)) if z and self._matches(z, step.optimizer)]
+        zeroes = [(i, z) for i, z in ((i, self._zero_grad(line)) for i, line in enumerate(segment)) if z and self._matches(z, step.optimizer)]
         late = [(i, z) for i, z in zeroes if i > backward_at[-1]]
         if not late:
             return
@@ -221,7 +244,7 @@ class ZeroGradPlacement(Rule):
         if any(_touches_grad(line.node) or self._has_backward(line) for line in segment[index + 1:]):
             return
         first_backward = segment[backward_at[0]]
-        edits = [Remove(z.line.node) for _, z in late]
+        edits: List[Edit] = [_remove(z.line) for _, z in late]
         if not any(i < backward_at[0] for i, _ in zeroes):
             edits.append(InsertBefore(first_backward.stmt, (_copy(zero.line),)))
         zero_text = self._text(zero.line)
@@ -243,28 +266,29 @@ class ZeroGradPlacement(Rule):
                 continue
             if not _accumulation_test(guard.test):
                 continue
-            inner = linear_block(self.context, guard.body.body)
+            inner = linear_block(self.context, guard.body.body, self._owner_class)
             for step in self._steps(inner):
                 if step.optimizer in unguarded_steps:
                     continue
-                every_batch = [z for z in (self._zero_grad(l) for l in lines) if z and self._matches(z, step.optimizer)]
+                every_batch = [z for z in (self._zero_grad(line) for line in lines) if z and self._matches(z, step.optimizer)]
                 if every_batch:
                     self._report_accumulation(loop, step, inner, every_batch, parent)
 
     def _report_accumulation(self, loop, step: _Step, inner: List[Line], every_batch: List[_ZeroGrad], parent: List[Line]) -> None:
         zero = every_batch[0]
-        edits: list = [Remove(z.line.node) for z in every_batch]
+        edits: List[Edit] = [_remove(z.line) for z in every_batch]
         after = inner.index(step.line)
-        inner_zeroes = [z for z in (self._zero_grad(l) for l in inner[after + 1:]) if z and self._matches(z, step.optimizer)]
+        inner_zeroes = [z for z in (self._zero_grad(line) for line in inner[after + 1:]) if z and self._matches(z, step.optimizer)]
         if not inner_zeroes:
             anchor = step.line
             # Keep `scaler.step(opt); scaler.update()` together.
             following = inner[after + 1] if after + 1 < len(inner) else None
             call = expr_call(following) if following is not None else None
-            if call is not None and method_call(call) is not None and method_call(call)[1] == "update":
+            mc = method_call(call) if call is not None else None
+            if following is not None and mc is not None and mc[1] == "update":
                 anchor = following
             edits.append(InsertAfter(anchor.stmt, (_copy(zero.line),)))
-        position = next((i for i, l in enumerate(parent) if l.stmt is loop), None)
+        position = next((i for i, line in enumerate(parent) if line.stmt is loop), None)
         before = parent[:position] if position is not None else []
         if position is not None and not any(z and self._matches(z, step.optimizer) for z in map(self._zero_grad, before)):
             if before:
@@ -277,6 +301,38 @@ class ZeroGradPlacement(Rule):
             f"`{zero_text}` runs on every micro-batch but `{self._text(step.line)}` only under an accumulation guard: accumulated gradients are erased; zero them right after the guarded step",
             fix=Fix.safe(f"Move `{zero_text}` after the guarded step", *edits),
         )
+
+    # ------------------------------------------------------------------ zero_grad gated, step not
+
+    def _check_gated_zero_grad(self, lines: List[Line]) -> None:
+        """``step()`` on every micro-batch, ``zero_grad()`` only under an accumulation guard."""
+        if not any(self._has_backward(line) for line in lines):
+            return
+        for step in self._steps(lines):
+            if any(z and self._matches(z, step.optimizer) for z in map(self._zero_grad, lines)):
+                continue
+            guard = self._guarded_zero_grad(lines, step.optimizer)
+            if guard is None:
+                continue
+            test = self.context.code_for(guard.test).strip()
+            self.report(
+                step.call,
+                f"`{self._text(step.line)}` runs on every micro-batch but its gradients are zeroed only under `if {test}`: "
+                f"each step applies the gradients summed since the last zeroing "
+                f"(no fix: put the step under the same accumulation condition, or zero the gradients after every step)",
+            )
+
+    def _guarded_zero_grad(self, lines: List[Line], optimizer: str) -> Optional[cst.If]:
+        for line in lines:
+            guard = line.stmt
+            if line.small is not None or not isinstance(guard, cst.If) or guard.orelse is not None:
+                continue
+            if not _accumulation_test(guard.test):
+                continue
+            inner = linear_block(self.context, guard.body.body, self._owner_class)
+            if any(z and self._matches(z, optimizer) for z in map(self._zero_grad, inner)) and not self._steps(inner):
+                return guard
+        return None
 
     # ------------------------------------------------------------------ no zero_grad at all
 
@@ -330,8 +386,12 @@ class ZeroGradPlacement(Rule):
 
 def _is_loop_body(loop: cst.CSTNode, body: list) -> bool:
     # blocks() yields the loop's `else:` block with the same owner.
-    own = getattr(loop.body, "body", ())
+    own: Sequence[cst.CSTNode] = getattr(getattr(loop, "body", None), "body", ())
     return bool(body) and bool(own) and body[0] is own[0]
+
+
+def _remove(line: Line) -> Remove:
+    return Remove(line.small if line.small is not None else line.stmt)
 
 
 def _copy(line: Line) -> cst.BaseStatement:

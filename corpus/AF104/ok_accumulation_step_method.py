@@ -1,0 +1,30 @@
+# OK: accumulation spread over methods done right: the guarded optimizer_step() steps and then zeroes.
+import torch
+import torch.nn as nn
+
+
+class AccumulatingTrainer:
+    def __init__(self, model, accum=2):
+        self.model = model
+        self.accum = accum
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def optimizer_step(self):
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+
+    def train_step(self, index, x, y):
+        loss = nn.functional.smooth_l1_loss(self.model(x), y) / self.accum
+        loss.backward()
+        if (index + 1) % self.accum == 0:
+            self.optimizer_step()
+        return loss.item()
+
+    def fit(self, batches):
+        self.optimizer.zero_grad()
+        for index, (x, y) in enumerate(batches):
+            print(index, self.train_step(index, x, y))
+
+
+torch.manual_seed(0)
+AccumulatingTrainer(nn.Linear(2, 2)).fit([(torch.randn(3, 2), torch.randn(3, 2)) for _ in range(4)])
