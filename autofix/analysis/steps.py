@@ -28,7 +28,15 @@ import libcst as cst
 
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
-from autofix.analysis.training import BACKWARD_NAMES, disables_grad, is_backward_call, qualified_names
+from autofix.analysis.training import (
+    BACKWARD_NAMES,
+    disables_grad,
+    is_backward_call,
+    is_step_call,
+    is_zero_grad_call,
+    optimizer_facts,
+    qualified_names,
+)
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
 
@@ -52,6 +60,21 @@ _DATA_CALLEE = re.compile(
     r"preprocess|prepare|collate|^next$|^iter$|tokeni[sz]|encode_input|get_input",
     re.IGNORECASE,
 )
+
+
+# torch functions and tensor methods whose result is always a tensor (a fix may call `.detach()` on it).
+_TENSOR_FUNCTIONS = re.compile(
+    r"^torch\.(cat|concat|stack|hstack|vstack|matmul|mm|bmm|add|sub|mul|div|exp|log|sigmoid|tanh|relu|softmax|"
+    r"where|clamp|flatten|reshape|permute|transpose|unsqueeze|squeeze|abs|sum|mean|nn\.functional\.\w+)$"
+)
+_TENSOR_METHODS = frozenset(
+    {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous", "clone",
+     "float", "half", "double", "to", "cuda", "cpu", "sum", "mean", "abs", "exp", "log", "sigmoid", "tanh"}
+)
+
+
+def _makes_tensor(qualified: Set[str]) -> bool:
+    return any(_TENSOR_FUNCTIONS.match(q) for q in qualified)
 
 
 @dataclass
@@ -115,14 +138,36 @@ class _Value:
     origins: Origins = _EMPTY
     #: Elements of a container built here share an origin (``[crit(o) for o in model(x)]``).
     shared_elements: bool = False
+    #: Provably a tensor: made by a ``torch.*`` function or a tensor method of a tensor.
+    tensor: bool = False
+
+
+@dataclass(frozen=True)
+class OriginSite:
+    """Where a graph origin was made: the forward call and what it was given."""
+
+    call: cst.Call
+    #: the function (or module) whose code holds the call
+    scope: Optional[cst.CSTNode]
+    #: each positional or keyword argument's expression and value
+    args: Tuple[Tuple[cst.BaseExpression, "_Value"], ...]
 
 
 class _GraphWalker:
+    #: How many times a loop body is walked (twice: the second round sees what the first stored).
+    LOOP_ROUNDS = 2
+
     def __init__(self, context: RuleContext) -> None:
         self.context = context
         self.flow = GraphFlow()
         self._ids = itertools.count(1)
         self._loop_depth = 0
+        #: expressions whose value is taken as cut from the graph (what-if for a ``.detach()`` fix)
+        self.cut: Set[cst.CSTNode] = set()
+        self.sites: Dict[int, OriginSite] = {}
+        self._scope: Optional[cst.CSTNode] = None
+        #: (statement, index of the branch) for each branch being walked
+        self._branch: List[Tuple[int, int]] = []
 
     def run(self) -> GraphFlow:
         self._holders = backward_holders(self.context)
@@ -168,12 +213,17 @@ class _GraphWalker:
         # environment (an assignment in a branch may happen).
         # A loop body runs again: walk it twice (to a small depth) so that
         # `losses.append(head(features))` sees the elements of earlier rounds.
-        rounds = 2 if isinstance(stmt, (cst.For, cst.While)) and self._loop_depth < 3 else 1
+        rounds = self.LOOP_ROUNDS if isinstance(stmt, (cst.For, cst.While)) and self._loop_depth < 3 else 1
         self._loop_depth += isinstance(stmt, (cst.For, cst.While))
         for _ in range(rounds):
-            for child in _child_blocks(stmt):
-                self._walk_body(_block_body(child), env, disabled)
+            for index, child in enumerate(_child_blocks(stmt)):
+                self._branch.append((id(stmt), index))
+                self._walk_branch(_block_body(child), env, disabled)
+                self._branch.pop()
         self._loop_depth -= isinstance(stmt, (cst.For, cst.While))
+
+    def _walk_branch(self, body: Sequence[cst.CSTNode], env: Dict[str, _Value], disabled: bool) -> None:
+        self._walk_body(body, env, disabled)
 
     def _walk_small(self, small: cst.BaseSmallStatement, env: Dict[str, _Value], disabled: bool) -> None:
         if isinstance(small, cst.Assign):
@@ -243,11 +293,14 @@ class _GraphWalker:
 
     # ------------------------------------------------------------------ expressions
 
-    def _new_origin(self) -> Origins:
-        return frozenset((next(self._ids),))
+    def _new_origin(self, call: cst.Call, env, disabled: bool) -> Origins:
+        origin = next(self._ids)
+        args = tuple((a.value, self._value(a.value, env, disabled)) for a in call.args if not a.star)
+        self.sites[origin] = OriginSite(call, self._scope, args)
+        return frozenset((origin,))
 
     def _value(self, node: Optional[cst.CSTNode], env, disabled: bool) -> _Value:
-        if node is None or disabled:
+        if node is None or disabled or node in self.cut:
             return _Value()
         if isinstance(node, cst.Name):
             return env.get(node.value, _Value())
@@ -299,26 +352,250 @@ class _GraphWalker:
                 return _Value()
             if method in ("values", "items", "keys", "copy"):
                 return self._value(func.value, env, disabled)
-            receiver = self._value(func.value, env, disabled).origins
+            receiver_value = self._value(func.value, env, disabled)
+            receiver = receiver_value.origins
             if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
-                return _Value(receiver | args)
+                return _Value(receiver | args, tensor=_makes_tensor(qualified))
             if method in PASS_METHODS or receiver:
-                return _Value(receiver | args)
+                return _Value(receiver | args, tensor=receiver_value.tensor and method in _TENSOR_METHODS)
             if not args and _DATA_CALLEE.search(method):
                 return _Value()
             # model.encode(x), self.backbone(x): a forward pass through parameters.
-            return _Value(args | self._new_origin())
+            return _Value(args | self._new_origin(call, env, disabled))
         if isinstance(func, cst.Name):
             if any(q.startswith(("torch.", "numpy.", "math.")) for q in qualified):
-                return _Value(args)
+                return _Value(args, tensor=_makes_tensor(qualified))
             if func.value in _NO_GRAPH_BUILTINS:
                 return _Value()
             if func.value in _BUILTINS:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
-            return _Value(args | self._new_origin())
-        return _Value(args | self._value(func, env, disabled).origins | self._new_origin())
+            return _Value(args | self._new_origin(call, env, disabled))
+        return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, env, disabled))
+
+
+# --------------------------------------------------------------------------- one training step across methods
+
+
+@dataclass
+class TraceEvent:
+    """A backward, step or zero_grad call met while following one training step."""
+
+    kind: str  # "backward" | "step" | "zero_grad" | "return"
+    #: the call (None for a ``return``)
+    call: Optional[cst.Call]
+    #: the small statement holding it
+    statement: cst.CSTNode
+    #: the function whose code holds it (the module for top-level code)
+    scope: Optional[cst.CSTNode]
+    #: backward: the graph origins of the loss; return: of the returned value
+    origins: Origins = _EMPTY
+    #: step / zero_grad: the optimizer (or model) it acts on
+    target: str = ""
+    #: (statement, branch index) of each branch it runs in
+    branch: Tuple[Tuple[int, int], ...] = ()
+    #: branches it sits in that end in return/raise/continue: nothing after them runs with it
+    terminal: Tuple[Tuple[int, int], ...] = ()
+
+    def exclusive(self, later: "TraceEvent") -> bool:
+        """The two never run in one pass: other branches of one ``if``, or ``later`` after a ``return``."""
+        mine = dict(self.branch)
+        if any(key in mine and mine[key] != index for key, index in later.branch):
+            return True
+        return any(tag not in later.branch for tag in self.terminal)
+
+
+@dataclass
+class StepTrace:
+    """Events of one function run, with the ``self.`` methods it calls walked in place."""
+
+    entry: cst.CSTNode
+    events: List[TraceEvent]
+    sites: Dict[int, OriginSite]
+    #: the functions walked (the entry and every inlined method)
+    functions: Tuple[cst.CSTNode, ...]
+
+    def backward_events(self) -> List[TraceEvent]:
+        return [e for e in self.events if e.kind == "backward"]
+
+
+def step_traces(context: RuleContext) -> List[StepTrace]:
+    """One trace per function (and the module) that back-propagates or calls a method that does."""
+    return context.fact("step_traces", lambda: _collect_traces(context))
+
+
+def _collect_traces(context: RuleContext) -> List[StepTrace]:
+    holders = backward_holders(context)
+    if not holders:
+        return []
+    traces = []
+    for scope in scopes(context.module):
+        if isinstance(scope, cst.FunctionDef) and scope not in holders and not calls_eventful_method(context, scope):
+            continue
+        if isinstance(scope, cst.Module) and scope not in holders and not any(s in holders for s in scope.body):
+            continue
+        traces.append(trace_step(context, scope))
+    return traces
+
+
+def trace_step(context: RuleContext, entry: cst.CSTNode, cut: Optional[Set[cst.CSTNode]] = None) -> StepTrace:
+    """Follow ``entry`` once through (loop bodies walked once, ``self.m()`` walked in place).
+
+    ``cut`` names expressions taken as detached: the what-if of a ``.detach()`` fix.
+    """
+    walker = _TraceWalker(context, entry)
+    if cut:
+        walker.cut = set(cut)
+    return walker.trace()
+
+
+class _TraceWalker(_GraphWalker):
+    LOOP_ROUNDS = 1
+
+    def __init__(self, context: RuleContext, entry: cst.CSTNode) -> None:
+        super().__init__(context)
+        self.entry = entry
+        self.events: List[TraceEvent] = []
+        self._inlining: List[cst.FunctionDef] = []
+        self._returns: List[List[_Value]] = []
+        self._terminal: List[Tuple[int, int]] = []
+        self._functions: List[cst.CSTNode] = [entry]
+        self._owner = method_owner(context, entry)
+
+    def trace(self) -> StepTrace:
+        self._holders = set()  # nested defs are traces of their own
+        self._scope = self.entry
+        body = self.entry.body if isinstance(self.entry, cst.Module) else _block_body(self.entry.body) if isinstance(self.entry, cst.FunctionDef) else ()
+        self._walk_body(body, {}, False)
+        return StepTrace(self.entry, self.events, self.sites, tuple(self._functions))
+
+    def _walk_stmt(self, stmt: cst.CSTNode, env: Dict[str, _Value], disabled: bool) -> None:
+        # `with pytest.raises(...)`: a test expecting the failure, not a training step.
+        if isinstance(stmt, cst.With) and any(_catches(item.item) for item in stmt.items):
+            return
+        super()._walk_stmt(stmt, env, disabled)
+
+    def _walk_branch(self, body: Sequence[cst.CSTNode], env: Dict[str, _Value], disabled: bool) -> None:
+        start = len(self.events)
+        super()._walk_branch(body, env, disabled)
+        last = body[-1] if body else None
+        if isinstance(last, cst.SimpleStatementLine) and any(isinstance(s, (cst.Return, cst.Raise, cst.Continue)) for s in last.body):
+            tag = self._branch[-1]
+            for index in range(start, len(self.events)):
+                event = self.events[index]
+                event.terminal = event.terminal + (tag,)
+
+    def _walk_small(self, small: cst.BaseSmallStatement, env: Dict[str, _Value], disabled: bool) -> None:
+        target = self._inlined(small)
+        if target is not None:
+            method, call = target
+            value = self._inline(method, call, env, disabled)
+            if isinstance(small, cst.Assign):
+                for assign_target in small.targets:
+                    self._assign(assign_target.target, value, env)
+            return
+        super()._walk_small(small, env, disabled)
+        if isinstance(small, cst.Return) and small.value is not None:
+            value = self._value(small.value, env, disabled)
+            if self._returns:
+                self._returns[-1].append(value)
+            elif not self._inlining:
+                self._event("return", None, small, value.origins)
+        for call in iter_calls(small):
+            mc = method_call(call)
+            if mc is None:
+                continue
+            if is_zero_grad_call(call):
+                self._event("zero_grad", call, small, target=dotted_name(mc[0]) or "")
+            elif is_step_call(self.context, call):
+                receiver = dotted_name(mc[0])
+                if not optimizer_facts(self.context).is_optimizer(receiver) and call.args:
+                    receiver = dotted_name(call.args[0].value)
+                self._event("step", call, small, target=receiver or "")
+
+    def _record_backward_calls(self, small: cst.CSTNode, env, disabled: bool) -> None:
+        for call in iter_calls(small):
+            if not is_backward_call(self.context, call):
+                continue
+            tensor = backward_tensor(self.context, call)
+            origins = self._value(tensor, env, disabled).origins if tensor is not None else _EMPTY
+            self._event("backward", call, small, origins)
+
+    def _event(self, kind: str, call: Optional[cst.Call], small: cst.CSTNode, origins: Origins = _EMPTY, target: str = "") -> None:
+        self.events.append(TraceEvent(kind, call, small, self._scope, origins, target, tuple(self._branch)))
+
+    def _inlined(self, small: cst.BaseSmallStatement) -> Optional[Tuple[cst.FunctionDef, cst.Call]]:
+        # Every method of the class, eventful or not: `self.forward()` sets the
+        # `self.fake_B` that `self.backward_D()` reads.
+        if self._owner is None:
+            return None
+        table = class_methods(self.context).methods.get(self._owner, {})
+        found = []
+        for call in iter_calls(small):
+            mc = method_call(call)
+            if mc is not None and _is_self(mc[0]) and mc[1] in table:
+                found.append((table[mc[1]], call))
+        if len(found) != 1:
+            return None
+        method, call = found[0]
+        if method in self._inlining or method is self.entry:
+            return None
+        return method, call
+
+    def _inline(self, method: cst.FunctionDef, call: cst.Call, env: Dict[str, _Value], disabled: bool) -> _Value:
+        # The callee sees `self.` state and its own parameters bound to our arguments.
+        inner = {key: value for key, value in env.items() if key.startswith("self.")}
+        for name, value in _bind_arguments(method, call, lambda e: self._value(e, env, disabled)).items():
+            inner[name] = value
+        self._inlining.append(method)
+        self._returns.append([])
+        self._functions.append(method)
+        outer_scope, self._scope = self._scope, method
+        off = disabled or any(disables_grad(self.context, d.decorator) for d in method.decorators)
+        self._walk_body(_block_body(method.body), inner, off)
+        self._scope = outer_scope
+        returned = self._returns.pop()
+        self._inlining.pop()
+        for key in [k for k in env if k.startswith("self.")]:
+            if key not in inner:
+                del env[key]
+        env.update({key: value for key, value in inner.items() if key.startswith("self.")})
+        if not returned:
+            return _Value()
+        return _Value(_union(v.origins for v in returned), any(v.shared_elements for v in returned), all(v.tensor for v in returned))
+
+
+def _bind_arguments(method: cst.FunctionDef, call: cst.Call, value_of) -> Dict[str, "_Value"]:
+    """The method's parameter names (after ``self``) bound to the values of the call's arguments."""
+    params = [p.name.value for p in (*method.params.posonly_params, *method.params.params)][1:]
+    bound: Dict[str, _Value] = {}
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return bound
+    for name, arg in zip(params, positional):
+        bound[name] = value_of(arg.value)
+    for arg in call.args:
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = value_of(arg.value)
+    return bound
+
+
+def later_backward_through_graph(context: RuleContext, call: cst.Call) -> Optional[cst.Call]:
+    """A backward call that runs after ``call`` in one training step and reaches its graph again.
+
+    What ``retain_graph=True`` on ``call`` is kept for: AF106 asks this before
+    calling the flag needless. Follows the step across ``self.`` methods.
+    """
+    for trace in step_traces(context):
+        events = trace.backward_events()
+        for index, event in enumerate(events):
+            if event.call is not call:
+                continue
+            for later in events[index + 1:]:
+                if later.call is not call and later.origins & event.origins and not event.exclusive(later):
+                    return later.call
+    return None
 
 
 # Training wrappers whose ``.backward(loss)`` takes the loss as an argument.

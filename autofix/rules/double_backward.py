@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -16,6 +16,14 @@ from autofix.analysis.steps import (
     PASS_METHODS,
     GraphFlow,
     Line,
+    Origins,
+    StepTrace,
+    TraceEvent,
+    framework_step_functions,
+    lightning_module,
+    method_owner,
+    step_traces,
+    trace_step,
     assigned_names,
     backward_holders,
     backward_tensor,
@@ -30,9 +38,11 @@ from autofix.analysis.steps import (
     scopes,
 )
 from autofix.analysis.training import (
+    OptimizerFacts,
     is_backward_call,
     is_step_call,
     is_zero_grad_call,
+    optimizer_facts,
     qualified_names,
 )
 from autofix.rule import Fix, Remove, Replace, Rule
@@ -143,6 +153,10 @@ class DoubleBackward(Rule):
         return screen.calls_backward(tree)
 
     def check(self) -> None:
+        #: backward calls a finding of the block check already covers
+        self._covered: Set[cst.Call] = set()
+        #: backward calls whose merged fix keeps retain_graph=True for a later backward
+        self._kept_for_later: Set[cst.Call] = set()
         holders = backward_holders(self.context)
         if not holders:
             return
@@ -159,6 +173,8 @@ class DoubleBackward(Rule):
                 # Two backward calls in a block, or one in a loop over losses.
                 if sum(line.stmt in holders or line.node in holders for line in lines) >= 1:
                     self._check_block(lines, flow)
+        self._check_traces()
+        self._check_lightning()
 
     # ------------------------------------------------------------------ events
 
@@ -229,6 +245,7 @@ class DoubleBackward(Rule):
                 if later_tensor is not None:
                     if self.context.code_for(later_tensor).strip() == text:
                         repeats[id(later)] = later
+                        self._covered.update(c for c in (call, later.call) if c is not None)
                         self._report_repeat(first, later, steps_between, events)
                         break
                 if assigned_names(later.line.node) & read:
@@ -281,6 +298,7 @@ class DoubleBackward(Rule):
         if explicit_gradient and retained:
             return
         last = group[-1]
+        self._covered.update(c for c in calls if c is not None)
         names = ", ".join(f"`{self._tensor_text(c)}`" for c in calls)
         if retained:
             message = f"backward() runs separately for losses {names} of one forward pass (kept alive with retain_graph=True); back-propagate their sum once"
@@ -301,6 +319,8 @@ class DoubleBackward(Rule):
         if not (shared or has_keyword_true(call, "retain_graph")):
             return
         container = self._container_text(loop)
+        if call is not None:
+            self._covered.add(call)
         message = f"backward() runs once per loss of `{container}`, through the graph they share; back-propagate their sum once"
         fix = None
         if container is not None and not self._read_later(_target_names(loop.target), events, events.index(event)):
@@ -311,6 +331,151 @@ class DoubleBackward(Rule):
             new = new.with_changes(leading_lines=loop.leading_lines)
             fix = Fix.safe("Back-propagate the sum of the losses once", Replace(loop, new))
         self.report(call, message, fix=fix)
+
+    # ------------------------------------------------------------------ across steps and methods
+
+    def _check_traces(self) -> None:
+        """Backward calls through one graph that the block check cannot see together.
+
+        Followed along one training step (``self.`` methods walked in place): a
+        later backward reaching a graph an earlier one freed, across methods
+        (GAN ``backward_D()`` / ``backward_G()`` sharing ``self.fake_B``) or
+        across an optimizer ``step()`` (actor-critic heads of one forward). A
+        retained graph is only an error when a step between updates, in place,
+        parameters that graph saved.
+        """
+        facts = optimizer_facts(self.context)
+        done: Set[cst.Call] = set()
+        for trace in step_traces(self.context):
+            if any(scope_uses_create_graph(f) for f in trace.functions):
+                continue
+            events = trace.events
+            backward = [i for i, e in enumerate(events) if e.kind == "backward"]
+            for position, j in enumerate(backward):
+                second = events[j]
+                if second.call is None or second.call in done or keyword(second.call, "inputs") is not None:
+                    continue
+                for i in reversed(backward[:position]):
+                    first = events[i]
+                    if first.call is None or first.call is second.call or keyword(first.call, "inputs") is not None:
+                        continue
+                    shared = first.origins & second.origins
+                    if not shared or first.exclusive(second):
+                        continue
+                    if first.call in self._covered and (second.call in self._covered or first.call in self._kept_for_later):
+                        break
+                    between = [e for e in events[i + 1:j] if not first.exclusive(e) and not e.exclusive(second)]
+                    if self._report_shared(trace, first, second, shared, between, facts):
+                        done.add(second.call)
+                        break
+
+    def _report_shared(self, trace: StepTrace, first: TraceEvent, second: TraceEvent, shared: Origins, between: List[TraceEvent], facts: OptimizerFacts) -> bool:
+        assert first.call is not None and second.call is not None
+        steps = [e for e in between if e.kind == "step"]
+        modules = {dotted_name(trace.sites[o].call.func) for o in shared if o in trace.sites}
+        source = self._origin_text(trace, shared)
+        earlier = f"`{self.context.code_for(first.call).strip()}`{self._where(first, second)}"
+        later = self._tensor_text(second.call)
+        if has_keyword_true(first.call, "retain_graph"):
+            # The graph is still there; it breaks only if a step rewrote parameters it saved.
+            modified = next((e for e in steps if facts.param_sources.get(e.target, set()) & modules), None)
+            if modified is None or modified.call is None:
+                return False
+            step_text = self.context.code_for(modified.call).strip()
+            self.report(
+                second.call,
+                f"backward() of `{later}` goes through the graph of `{source}` that {earlier} kept with retain_graph=True, "
+                f"but `{step_text}` between them updated in place parameters that graph saved "
+                f"(`one of the variables needed for gradient computation has been modified by an inplace operation`) "
+                f"(no fix: back-propagate both losses before the step, or recompute `{source}` after it)",
+            )
+            return True
+        fix = self._detach_fix(trace, first, second, shared, between, modules, facts)
+        message = (
+            f"backward() of `{later}` goes through the graph of `{source}`, which {earlier} already freed "
+            f"(`Trying to backward through the graph a second time`)"
+        )
+        if fix is not None:
+            message += "; the earlier loss' gradient into that graph is zeroed before this backward, so cut it where that loss consumes it"
+        elif steps:
+            message += " (no fix: a step() runs between the two; back-propagate both losses before it, or recompute the forward pass after it)"
+        else:
+            message += " (no fix: back-propagate the sum of both losses once, or detach the shared value where the earlier loss must not reach it)"
+        self.report(second.call, message, fix=fix)
+        return True
+
+    def _detach_fix(self, trace: StepTrace, first: TraceEvent, second: TraceEvent, shared: Origins, between: List[TraceEvent], modules: Set[Optional[str]], facts: OptimizerFacts) -> Optional[Fix]:
+        """``.detach()`` where the first loss consumes the shared value, when that provably changes no step.
+
+        Verified: every optimizer stepped between the two calls leaves the modules
+        that made the shared graph alone, and their gradients are zeroed between
+        the two calls, so whatever the first loss sent into them was discarded.
+        The detached expression must be a tensor (made by ``torch.cat`` and the like).
+        """
+        if None in modules or not modules:
+            return None
+        zeroed: Set[str] = set()
+        for event in between:
+            if event.kind == "step" and (not facts.param_sources.get(event.target) or facts.param_sources[event.target] & modules):
+                return None
+            if event.kind == "zero_grad":
+                zeroed |= facts.param_sources.get(event.target, set()) | {event.target}
+        if not modules <= zeroed:
+            return None
+        first_index, second_index = trace.events.index(first), trace.events.index(second)
+        for origin in sorted(first.origins - shared, reverse=True):
+            site = trace.sites.get(origin)
+            if site is None or site.scope is not first.scope:
+                continue
+            for expr, value in site.args:
+                if not (value.origins & shared) or not value.tensor:
+                    continue
+                retrace = trace_step(self.context, trace.entry, cut={expr})
+                new_first, new_second = retrace.events[first_index], retrace.events[second_index]
+                if new_first.origins and not (new_first.origins & new_second.origins):
+                    callee = self.context.code_for(site.call.func).strip()
+                    text = self.context.code_for(expr).strip()
+                    detached = cst.parse_expression(f"{text}.detach()" if isinstance(expr, _ATOMS) else f"({text}).detach()")
+                    return Fix.safe(f"Detach `{text}` where `{callee}` consumes it", Replace(expr, detached))
+        return None
+
+    def _origin_text(self, trace: StepTrace, shared: Origins) -> str:
+        site = trace.sites.get(min(shared))
+        if site is None:
+            return "one forward pass"
+        text = " ".join(self.context.code_for(site.call).split())
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    def _where(self, first: TraceEvent, second: TraceEvent) -> str:
+        if first.scope is second.scope or not isinstance(first.scope, cst.FunctionDef):
+            return ""
+        return f" in `{first.scope.name.value}()`"
+
+    # ------------------------------------------------------------------ Lightning's own backward
+
+    def _check_lightning(self) -> None:
+        """``loss.backward()`` in a ``training_step`` whose returned loss Lightning back-propagates again."""
+        for step in framework_step_functions(self.context):
+            cls = method_owner(self.context, step)
+            if cls is None or not lightning_module(self.context, cls) or _manual_optimization(cls):
+                continue
+            trace = trace_step(self.context, step)
+            returns = [e for e in trace.events if e.kind == "return"]
+            for event in trace.backward_events():
+                call = event.call
+                if call is None or call in self._covered or is_function_backward(self.context, call):
+                    continue
+                if not any(r.origins & event.origins and not event.exclusive(r) for r in returns):
+                    continue
+                fix = None
+                if isinstance(event.statement, cst.Expr) and event.statement.value is call and not has_keyword_true(call, "create_graph"):
+                    fix = Fix.unsafe("Remove the manual backward(); Lightning back-propagates the returned loss", Remove(event.statement))
+                self.report(
+                    call,
+                    f"`{self._tensor_text(call)}` is back-propagated here and again by Lightning, which calls backward() "
+                    f"on the loss `training_step` returns (automatic optimization): the second backward finds the graph freed; drop this one",
+                    fix=fix,
+                )
 
     # ------------------------------------------------------------------ fixes
 
@@ -341,6 +506,9 @@ class DoubleBackward(Rule):
                 return None
         union = frozenset().union(*(flow.origins(c) for c in calls))
         args = self._kept_args(calls[-1], union, events, end, flow, any_retain=any(has_keyword_true(c, "retain_graph") for c in calls))
+        if args:
+            # The merged call keeps the graph for the later backward: that one is fine after the fix.
+            self._kept_for_later.update(c for c in calls if c is not None)
         total: cst.BaseExpression = _operand(tensors[0], first=True)
         for tensor in tensors[1:]:
             total = cst.BinaryOperation(total, cst.Add(), _operand(tensor, first=False))
@@ -468,3 +636,21 @@ def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:
         if first or not additive:
             return bare
     return bare.with_changes(lpar=(cst.LeftParen(),), rpar=(cst.RightParen(),))
+
+
+def _manual_optimization(cls: cst.ClassDef) -> bool:
+    """``self.automatic_optimization = False`` somewhere in the class (Lightning's manual mode)."""
+    for node in iter_calls_and_assigns(cls):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value == "False":
+            if any(dotted_name(t.target) in ("self.automatic_optimization", "automatic_optimization") for t in node.targets):
+                return True
+    return False
+
+
+def iter_calls_and_assigns(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Assign):
+            yield current
+        stack.extend(_children(current))
