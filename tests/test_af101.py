@@ -507,3 +507,86 @@ def test_declares_contract():
 def test_file_without_backward_is_not_parsed():
     result = fix_source("x = (", "t.py", Options(select=("AF101",)))
     assert result.skipped_by_prefilter
+
+
+# ------------------------------------------------------------------ one step across methods and optimizer steps
+
+
+def test_backward_in_one_branch_and_another_in_the_else_are_not_a_pair():
+    _, result = run(
+        """
+        out = model(x)
+        loss = out.sum()
+        if use_amp:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+        else:
+            loss.backward()
+            opt.step()
+        """
+    )
+    assert not result.findings
+
+
+def test_a_return_after_the_first_backward_ends_the_step():
+    _, result = run(
+        """
+        def train(x):
+            out = model(x)
+            if warmup:
+                out.sum().backward()
+                opt.step()
+                return
+            out.mean().backward()
+            opt.step()
+        """
+    )
+    assert not result.findings
+
+
+def test_data_loaders_and_constructed_objects_are_not_a_shared_graph():
+    _, result = run(
+        """
+        state = RunState()
+        loader = make_loader(state.world_size)
+        for batch in loader:
+            loss = model(batch).sum()
+            loss.backward()
+            opt.step()
+        for batch in loader:
+            loss = model(batch).mean()
+            loss.backward()
+            opt.step()
+        """
+    )
+    assert not result.findings
+
+
+def test_later_backward_through_graph_follows_methods():
+    from autofix.analysis.steps import later_backward_through_graph
+    from autofix.context import RuleContext
+    import libcst as cst
+
+    source = textwrap.dedent(
+        """
+        class Trainer:
+            def forward(self):
+                self.features = self.backbone(self.x)
+
+            def first(self):
+                self.features.sum().backward(retain_graph=True)
+
+            def second(self):
+                self.features.mean().backward()
+
+            def step(self):
+                self.forward()
+                self.first()
+                self.second()
+        """
+    )
+    module = cst.parse_module(source)
+    context = RuleContext(cst.MetadataWrapper(module, unsafe_skip_copy=True), "t.py", source)
+    calls = [n for n in context.walk(context.module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "backward"]
+    assert later_backward_through_graph(context, calls[0]) is calls[1]
+    assert later_backward_through_graph(context, calls[1]) is None

@@ -202,7 +202,7 @@ class _GraphWalker:
             self._walk_body(_block_body(stmt.body), env, off)
             return
         if isinstance(stmt, cst.For):
-            value = self._value(stmt.iter, env, disabled)
+            value = self._iterated(stmt.iter, env, disabled)
             self._bind(stmt.target, value.origins, env)
             self.flow.containers[stmt] = (value.origins, value.shared_elements)
         if isinstance(stmt, cst.SimpleStatementSuite):
@@ -224,6 +224,10 @@ class _GraphWalker:
 
     def _walk_branch(self, body: Sequence[cst.CSTNode], env: Dict[str, _Value], disabled: bool) -> None:
         self._walk_body(body, env, disabled)
+
+    def _iterated(self, iterable: cst.BaseExpression, env: Dict[str, _Value], disabled: bool) -> _Value:
+        """What a ``for`` loop over ``iterable`` binds its target to."""
+        return self._value(iterable, env, disabled)
 
     def _walk_small(self, small: cst.BaseSmallStatement, env: Dict[str, _Value], disabled: bool) -> None:
         if isinstance(small, cst.Assign):
@@ -475,6 +479,12 @@ class _TraceWalker(_GraphWalker):
         if isinstance(stmt, cst.With) and any(_catches(item.item) for item in stmt.items):
             return
         super()._walk_stmt(stmt, env, disabled)
+
+    def _iterated(self, iterable: cst.BaseExpression, env: Dict[str, _Value], disabled: bool) -> _Value:
+        # Across a whole training step, iterating a data loader is data, not a
+        # graph: only containers whose elements share a forward pass carry one.
+        value = self._value(iterable, env, disabled)
+        return value if value.shared_elements else _Value()
 
     def _walk_branch(self, body: Sequence[cst.CSTNode], env: Dict[str, _Value], disabled: bool) -> None:
         start = len(self.events)

@@ -359,7 +359,7 @@ class DoubleBackward(Rule):
                     first = events[i]
                     if first.call is None or first.call is second.call or keyword(first.call, "inputs") is not None:
                         continue
-                    shared = first.origins & second.origins
+                    shared = _forward_origins(trace, first.origins & second.origins)
                     if not shared or first.exclusive(second):
                         continue
                     if first.call in self._covered and (second.call in self._covered or first.call in self._kept_for_later):
@@ -397,6 +397,9 @@ class DoubleBackward(Rule):
         )
         if fix is not None:
             message += "; the earlier loss' gradient into that graph is zeroed before this backward, so cut it where that loss consumes it"
+        elif steps and all(facts.param_sources.get(e.target) and not facts.param_sources[e.target] & modules for e in steps):
+            # The step between trains other modules (a GAN's discriminator): the earlier loss should not reach this graph.
+            message += " (no fix: detach the shared value where the earlier loss consumes it; that a .detach() there is a tensor and changes no step could not be proven)"
         elif steps:
             message += " (no fix: a step() runs between the two; back-propagate both losses before it, or recompute the forward pass after it)"
         else:
@@ -410,14 +413,21 @@ class DoubleBackward(Rule):
         Verified: every optimizer stepped between the two calls leaves the modules
         that made the shared graph alone, and their gradients are zeroed between
         the two calls, so whatever the first loss sent into them was discarded.
-        The detached expression must be a tensor (made by ``torch.cat`` and the like).
+        The ``.detach()`` goes on the input of a module that the optimizer stepped
+        between them trains (the discriminator), and that input must be a tensor
+        (made by ``torch.cat`` and the like).
         """
         if None in modules or not modules:
             return None
         zeroed: Set[str] = set()
+        #: the modules the earlier loss trains: where it consumes the shared value
+        trained: Set[str] = set()
         for event in between:
-            if event.kind == "step" and (not facts.param_sources.get(event.target) or facts.param_sources[event.target] & modules):
-                return None
+            if event.kind == "step":
+                sources = facts.param_sources.get(event.target, set())
+                if not sources or sources & modules:
+                    return None
+                trained |= sources
             if event.kind == "zero_grad":
                 zeroed |= facts.param_sources.get(event.target, set()) | {event.target}
         if not modules <= zeroed:
@@ -425,7 +435,7 @@ class DoubleBackward(Rule):
         first_index, second_index = trace.events.index(first), trace.events.index(second)
         for origin in sorted(first.origins - shared, reverse=True):
             site = trace.sites.get(origin)
-            if site is None or site.scope is not first.scope:
+            if site is None or site.scope is not first.scope or dotted_name(site.call.func) not in trained:
                 continue
             for expr, value in site.args:
                 if not (value.origins & shared) or not value.tensor:
@@ -654,3 +664,15 @@ def iter_calls_and_assigns(node: cst.CSTNode):
         if isinstance(current, cst.Assign):
             yield current
         stack.extend(_children(current))
+
+
+def _forward_origins(trace: StepTrace, origins: Origins) -> Origins:
+    """Origins made by a forward pass: not by constructing an object (``AcceleratorState()``, ``DataLoader(...)``)."""
+    kept = set()
+    for origin in origins:
+        site = trace.sites.get(origin)
+        name = dotted_name(site.call.func) if site is not None else None
+        if name is not None and name.rsplit(".", 1)[-1][:1].isupper():
+            continue
+        kept.add(origin)
+    return frozenset(kept)
