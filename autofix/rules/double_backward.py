@@ -45,7 +45,7 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
-from autofix.rule import Fix, Remove, Replace, Rule
+from autofix.rule import Edit, Fix, Remove, Replace, Rule
 from autofix.types import Applicability, Expectation
 
 # Operands that need no parentheses on either side of ``+``.
@@ -191,10 +191,11 @@ class DoubleBackward(Rule):
         return events
 
     def _loop_backward(self, loop: cst.For) -> bool:
-        body = getattr(loop.body, "body", ())
-        if loop.orelse is not None or len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+        body: Sequence[cst.CSTNode] = getattr(loop.body, "body", ())
+        if loop.orelse is not None or len(body) != 1:
             return False
-        if len(body[0].body) != 1:
+        only = body[0]
+        if not isinstance(only, cst.SimpleStatementLine) or len(only.body) != 1:
             return False
         call = expr_call(_loop_line(loop))
         if call is None or not is_backward_call(self.context, call):
@@ -258,7 +259,7 @@ class DoubleBackward(Rule):
     def _report_repeat(self, first: _Event, repeat: _Event, steps_between: List[_Event], events: List[_Event]) -> None:
         assert repeat.call is not None
         tensor = self._tensor_text(repeat.call)
-        edits = [Remove(repeat.line.node)]
+        edits = [_remove(repeat.line)]
         position = events.index(repeat)
         # A duplicated `loss.backward(); optimizer.step()` pair: drop the repeated step too.
         if position + 1 < len(events):
@@ -266,7 +267,7 @@ class DoubleBackward(Rule):
             step_texts = {self.context.code_for(e.line.node).strip() for e in steps_between}
             if following is not None and is_step_call(self.context, following):
                 if self.context.code_for(events[position + 1].line.node).strip() in step_texts:
-                    edits.append(Remove(events[position + 1].line.node))
+                    edits.append(_remove(events[position + 1].line))
         title = "Remove the repeated backward()" + (" and step()" if len(edits) > 1 else "")
         self.report(
             repeat.call,
@@ -286,7 +287,9 @@ class DoubleBackward(Rule):
                 self._check_group(component, run, events, end, flow)
 
     def _check_group(self, group: List[_Event], run: List[_Event], events: List[_Event], end: int, flow: GraphFlow) -> None:
-        calls = [e.backward_call for e in group]
+        calls = [c for c in (e.backward_call for e in group) if c is not None]
+        if len(calls) != len(group):
+            return
         # Verify that the calls back-propagate whole scalar losses on all inputs:
         # `inputs=` splits parameters between losses on purpose.
         if any(keyword(c, "inputs") is not None for c in calls):
@@ -297,30 +300,28 @@ class DoubleBackward(Rule):
         # vector-Jacobian code: leave it alone.
         if explicit_gradient and retained:
             return
-        last = group[-1]
-        self._covered.update(c for c in calls if c is not None)
+        self._covered.update(calls)
         names = ", ".join(f"`{self._tensor_text(c)}`" for c in calls)
         if retained:
             message = f"backward() runs separately for losses {names} of one forward pass (kept alive with retain_graph=True); back-propagate their sum once"
         else:
             message = f"backward() of losses {names} goes through one shared graph twice: the first call frees it (`Trying to backward through the graph a second time`); back-propagate their sum once"
         fix = None if explicit_gradient else self._merge_fix(group, run, events, end, flow)
-        self.report(last.backward_call, message, fix=fix, end_node=None, anchors=tuple(calls[:-1]))
+        self.report(calls[-1], message, fix=fix, end_node=None, anchors=tuple(calls[:-1]))
 
     def _check_loop(self, event: _Event, events: List[_Event], end: int, flow: GraphFlow) -> None:
         loop = event.loop
         assert loop is not None
         call = event.backward_call
         origins, shared = flow.containers.get(loop, (frozenset(), False))
-        if keyword(call, "inputs") is not None or _has_gradient(call, False) or not origins:
+        if call is None or keyword(call, "inputs") is not None or _has_gradient(call, False) or not origins:
             return
         # Verify that the elements share a graph: built from one forward pass,
         # or retained on purpose because they do.
         if not (shared or has_keyword_true(call, "retain_graph")):
             return
         container = self._container_text(loop)
-        if call is not None:
-            self._covered.add(call)
+        self._covered.add(call)
         message = f"backward() runs once per loss of `{container}`, through the graph they share; back-propagate their sum once"
         fix = None
         if container is not None and not self._read_later(_target_names(loop.target), events, events.index(event)):
@@ -497,14 +498,14 @@ class DoubleBackward(Rule):
         positions = [run.index(e) for e in group]
         if positions != list(range(positions[0], positions[0] + len(group))):
             return None
-        calls = [e.call for e in group]
+        calls = [e.call for e in group if e.call is not None]
         for call in calls:
             # Only `retain_graph=` may go: anything else changes what is computed.
             extra = call.args[1:] if is_function_backward(self.context, call) else call.args
             if any(a.keyword is None or a.keyword.value != "retain_graph" for a in extra):
                 return None
-        tensors = [backward_tensor(self.context, c) for c in calls]
-        if any(t is None for t in tensors):
+        tensors = [t for t in (backward_tensor(self.context, c) for c in calls) if t is not None]
+        if len(tensors) != len(calls):
             return None
         last_index = events.index(group[-1])
         for event, tensor in zip(group[:-1], tensors[:-1]):
@@ -518,7 +519,7 @@ class DoubleBackward(Rule):
         args = self._kept_args(calls[-1], union, events, end, flow, any_retain=any(has_keyword_true(c, "retain_graph") for c in calls))
         if args:
             # The merged call keeps the graph for the later backward: that one is fine after the fix.
-            self._kept_for_later.update(c for c in calls if c is not None)
+            self._kept_for_later.update(calls)
         total: cst.BaseExpression = _operand(tensors[0], first=True)
         for tensor in tensors[1:]:
             total = cst.BinaryOperation(total, cst.Add(), _operand(tensor, first=False))
@@ -528,7 +529,7 @@ class DoubleBackward(Rule):
         else:  # torch.autograd.backward(loss) keeps its spelling
             func = self.context.code_for(calls[-1].func)
             new_call = cst.parse_expression(f"{func}({total_text}{', ' + args if args else ''})")
-        edits = [Remove(e.line.node) for e in group[:-1]]
+        edits: List[Edit] = [_remove(e.line) for e in group[:-1]]
         edits.append(Replace(calls[-1], new_call))
         return Fix.safe("Back-propagate the sum of the losses once", *edits)
 
@@ -557,10 +558,11 @@ class DoubleBackward(Rule):
             # for name, loss in losses.items(): -> sum(losses.values())
             if call is not None and call[1] == "items" and len(loop.target.elements) == 2:
                 receiver = expr_call(_loop_line(loop))
-                if receiver is not None and self.context.code_for(method_call(receiver)[0]).strip() == self.context.code_for(loop.target.elements[1].value).strip():
+                mc = method_call(receiver) if receiver is not None else None
+                if mc is not None and self.context.code_for(mc[0]).strip() == self.context.code_for(loop.target.elements[1].value).strip():
                     return f"{self.context.code_for(call[0]).strip()}.values()"
             return None
-        if dotted_name(iterable) is not None or (call is not None and call[1] == "values" and not iterable.args):
+        if dotted_name(iterable) is not None or (call is not None and call[1] == "values" and isinstance(iterable, cst.Call) and not iterable.args):
             return self.context.code_for(iterable).strip()
         return None
 
@@ -571,8 +573,14 @@ class DoubleBackward(Rule):
 
 
 def _loop_line(loop: cst.For) -> Line:
+    """The single ``x.backward()`` line of a loop :meth:`DoubleBackward._loop_backward` accepted."""
     stmt = loop.body.body[0]
+    assert isinstance(stmt, cst.SimpleStatementLine)
     return Line(stmt, stmt.body[0])
+
+
+def _remove(line: Line) -> Remove:
+    return Remove(line.small if line.small is not None else line.stmt)
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:
@@ -604,10 +612,10 @@ def _components(run: List[_Event], flow: GraphFlow) -> List[List[_Event]]:
     return list(groups.values())
 
 
-def _event_origins(event: _Event, flow: GraphFlow):
+def _event_origins(event: _Event, flow: GraphFlow) -> Origins:
     if event.loop is not None:
         return flow.containers.get(event.loop, (frozenset(), False))[0]
-    return flow.origins(event.call)
+    return flow.origins(event.call) if event.call is not None else frozenset()
 
 
 def _has_gradient(call: cst.Call, function_form: bool) -> bool:
