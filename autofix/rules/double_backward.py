@@ -110,6 +110,15 @@ class DoubleBackward(Rule):
     becomes `sum(losses).backward()`. `retain_graph=True` is kept only when a
     later backward in the same function still needs the graph.
 
+    The training step is followed across `self.` methods and optimizer steps:
+    a GAN class whose `backward_D()` feeds `self.fake_B` to the discriminator
+    without `.detach()` before `backward_G()` goes through it again; actor and
+    critic losses of one forward pass back-propagated with a `step()` between
+    them (with `retain_graph=True`, reported only when that step rewrites
+    parameters the kept graph saved); a `loss.backward()` inside a Lightning
+    `training_step` that also returns the loss under automatic optimization,
+    where Lightning's own backward is the second one.
+
     Not reported: separate forward passes (gradient accumulation), GAN steps
     whose discriminator loss uses `fake.detach()` or that call a `step()` in
     between, second-order code using `create_graph=True`, calls with `inputs=`,
@@ -123,6 +132,16 @@ class DoubleBackward(Rule):
     of computation), or when a call passes an explicit `gradient`. The same
     merge applies to `torch.autograd.backward(loss)` and to training wrappers
     that take the loss as argument (`accelerator.backward(loss)`).
+
+    Across methods, `.detach()` is added (safe) only where the discriminator
+    consumes the shared value, when that value is provably a tensor (made by
+    `torch.cat` and the like), every optimizer stepped between the two calls
+    leaves the modules that made it alone, and their gradients are zeroed
+    between the two calls: the gradients every step sees are then unchanged.
+    Otherwise the finding says what to change, with no fix. Dropping the manual
+    backward in a Lightning `training_step` is unsafe: whether Lightning zeroes
+    the gradients between the two (no accumulation, no overridden
+    `optimizer_zero_grad`) is configured outside the file.
 
     Removing a repeated `backward()` of the same tensor (and a repeated
     `step()` right after it) is unsafe: it changes how many updates run. The

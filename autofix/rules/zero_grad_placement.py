@@ -62,6 +62,15 @@ class ZeroGradPlacement(Rule):
     - a training loop that calls `backward()` and `step()` but never zeroes the
       gradients of that optimizer: they pile up across steps.
 
+    The step is followed into `self.` methods (`fit()` looping over
+    `self.train_step(batch)`, a `zero_grad()` or `step()` in a helper method)
+    and into loops a framework owns: Lightning's `training_step` (with
+    `self.manual_backward(loss)`) and the update function given to ignite's
+    `Engine`. A `zero_grad()` gated by an accumulation test while `step()` runs
+    on every micro-batch is reported without a fix (which of the two is meant
+    to be gated is not known). `zero_grad()` every iteration inside
+    `accelerator.accumulate(model)` is correct and not reported.
+
     Every spelling counts: `opt.zero_grad()`, `opt.zero_grad(set_to_none=True)`,
     `model.zero_grad()` (matched to the optimizer built from `model.parameters()`),
     and `for p in model.parameters(): p.grad = None`. With several optimizers,
