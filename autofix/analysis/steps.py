@@ -73,6 +73,19 @@ _TENSOR_METHODS = frozenset(
 )
 
 
+def _derives_elements(callee: str, args: List["_Value"]) -> bool:
+    """Every element of what ``callee(graph_value)`` returns derives from that one graph.
+
+    A container argument passes on whether its own elements share a graph
+    (``ensure_tuple((a, b))``). Not for constructors (``Dataset(x)``) and data
+    helpers (``make_loader(cfg)``): what they hold is data, not outputs of the
+    argument's graph.
+    """
+    if callee[:1].isupper() or _DATA_CALLEE.search(callee):
+        return False
+    return any(v.shared_elements if v.container else bool(v.origins) for v in args)
+
+
 def _makes_tensor(qualified: Set[str]) -> bool:
     return any(_TENSOR_FUNCTIONS.match(q) for q in qualified)
 
@@ -140,6 +153,8 @@ class _Value:
     shared_elements: bool = False
     #: Provably a tensor: made by a ``torch.*`` function or a tensor method of a tensor.
     tensor: bool = False
+    #: Built here as a list, tuple, set or dict of values (whose sharing ``shared_elements`` says).
+    container: bool = False
 
 
 @dataclass(frozen=True)
@@ -323,10 +338,10 @@ class _GraphWalker:
             return self._comprehension_value(node, env, disabled)
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
             parts = [self._value(e.value, env, disabled).origins for e in node.elements]
-            return _Value(_union(parts), _pairwise_share(parts))
+            return _Value(_union(parts), _pairwise_share(parts), container=True)
         if isinstance(node, cst.Dict):
             parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
-            return _Value(_union(parts), _pairwise_share(parts))
+            return _Value(_union(parts), _pairwise_share(parts), container=True)
         if isinstance(node, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
             return _Value()
         parts = [self._value(child, env, disabled).origins for child in _children(node) if isinstance(child, cst.CSTNode)]
@@ -342,10 +357,11 @@ class _GraphWalker:
         elt = node.value if isinstance(node, cst.DictComp) else node.elt
         element = self._value(elt, inner, disabled).origins
         # Every element was computed from the same iterated graph value.
-        return _Value(source | element, bool(source))
+        return _Value(source | element, bool(source), container=True)
 
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
-        args = _union(self._value(a.value, env, disabled).origins for a in call.args)
+        arg_values = [self._value(a.value, env, disabled) for a in call.args]
+        args = _union(v.origins for v in arg_values)
         qualified = qualified_names(self.context, call.func)
         if any(q.startswith("torch.") and q.rsplit(".", 1)[-1] in TORCH_CUT_FUNCTIONS for q in qualified):
             return _Value()
@@ -365,7 +381,7 @@ class _GraphWalker:
             if not args and _DATA_CALLEE.search(method):
                 return _Value()
             # model.encode(x), self.backbone(x): a forward pass through parameters.
-            return _Value(args | self._new_origin(call, env, disabled))
+            return _Value(args | self._new_origin(call, env, disabled), shared_elements=_derives_elements(method, arg_values))
         if isinstance(func, cst.Name):
             if any(q.startswith(("torch.", "numpy.", "math.")) for q in qualified):
                 return _Value(args, tensor=_makes_tensor(qualified))
@@ -375,7 +391,7 @@ class _GraphWalker:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
-            return _Value(args | self._new_origin(call, env, disabled))
+            return _Value(args | self._new_origin(call, env, disabled), shared_elements=_derives_elements(func.value, arg_values))
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, env, disabled))
 
 

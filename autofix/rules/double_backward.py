@@ -350,6 +350,9 @@ class DoubleBackward(Rule):
             new = cst.parse_statement(f"sum({container}).backward({args})")
             new = new.with_changes(leading_lines=loop.leading_lines)
             fix = Fix.safe("Back-propagate the sum of the losses once", Replace(loop, new))
+        if fix is None:
+            reason = "the loop variable is read after the loop" if container is not None else "the loop unpacks more than the losses"
+            message += f" (no fix: {reason})"
         self.report(call, message, fix=fix)
 
     # ------------------------------------------------------------------ across steps and methods
@@ -581,7 +584,8 @@ class DoubleBackward(Rule):
                 if mc is not None and self.context.code_for(mc[0]).strip() == self.context.code_for(loop.target.elements[1].value).strip():
                     return f"{self.context.code_for(call[0]).strip()}.values()"
             return None
-        if dotted_name(iterable) is not None or (call is not None and call[1] == "values" and isinstance(iterable, cst.Call) and not iterable.args):
+        if dotted_name(iterable) is not None or isinstance(iterable, cst.Call):
+            # The loop evaluates its iterable once; so does sum(...).
             return self.context.code_for(iterable).strip()
         return None
 
