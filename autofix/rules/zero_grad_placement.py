@@ -176,13 +176,21 @@ class ZeroGradPlacement(Rule):
                     self._check_gated_zero_grad(lines)
                     self._check_missing(lines)
 
-    def report(self, node: cst.CSTNode, message: Optional[str] = None, *, fix: Optional[Fix] = None, end_node: Optional[cst.CSTNode] = None) -> None:
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: Optional[str] = None,
+        *,
+        fix: Optional[Fix] = None,
+        end_node: Optional[cst.CSTNode] = None,
+        anchors: Tuple[cst.CSTNode, ...] = (),
+    ) -> None:
         # A method inlined into its caller's loop is also checked on its own:
         # one finding per statement and message.
         key = (id(node), message or "")
         if key not in self._reported:
             self._reported.add(key)
-            super().report(node, message, fix=fix, end_node=end_node)
+            super().report(node, message, fix=fix, end_node=end_node, anchors=anchors)
 
     # ------------------------------------------------------------------ spellings
 
