@@ -1,0 +1,748 @@
+"""Whether a ``retain_graph=True`` keeps a graph that something later walks again (AF106).
+
+For each back-propagating call that asks to keep its graph, :func:`retained_calls`
+answers with one :class:`Retained`: how the flag is spelled (a keyword, a
+variable with a known value, a ``**kwargs`` dict) and why it is or is not
+needed. The graph a call retains is followed through its function as the
+*component* of the back-propagated tensor: every local name connected to it
+by an assignment (the forward's outputs, the features they came from, the
+containers they are put into), cut where the code detaches or converts to a
+number. The flag is *needless* only when all of these hold:
+
+* the function is first-order (no ``create_graph=True``: gradient penalties,
+  MAML and Hessian-vector products need the graph again on purpose);
+* no other backward, ``autograd.grad``, ``jacobian``… in the function can
+  reach the graph: each other backward has graph origins disjoint from this
+  one's (AF101's :class:`autofix.analysis.steps.GraphFlow`); any other kind
+  of gradient call counts as reaching it;
+* nothing of the component leaves the function: not returned or yielded, not
+  stored on an object, in a container it does not own or in a global, not
+  passed to a call whose result it does not use (a replay buffer, a helper
+  that may back-propagate it), not read by a nested function;
+* inside a loop, the next iteration builds a new graph: no graph value of the
+  component was computed before the loop (an embedding computed once and
+  back-propagated every iteration needs its graph kept), and nothing is
+  carried from one iteration into the next; a carried graph is the
+  *band-aid* shape, judged with AF102's carried-state facts
+  (:mod:`autofix.analysis.dataflow`);
+* no parameter of the function, other than data by name (``batch``, ``x``,
+  ``target``…), is part of the component: the caller may back-propagate it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+
+import libcst as cst
+
+from autofix.analysis import dataflow, loops
+from autofix.analysis.names import children, dotted_name, keyword, method_call
+from autofix.analysis.screen import nodes_of
+from autofix.analysis.steps import (
+    PASS_METHODS,
+    backward_tensor,
+    graph_flow,
+    has_keyword_true,
+    scope_uses_create_graph,
+    scopes,
+)
+from autofix.analysis.training import is_backward_call, qualified_names
+from autofix.rule import RuleContext
+
+Scope = Union[cst.Module, cst.FunctionDef]
+
+#: Why a flag was judged: the rule reports ``NEEDLESS`` and ``CARRIED``.
+NEEDLESS, CARRIED, NEEDED = "needless", "carried", "needed"
+
+# Calls that back-propagate or differentiate, by their last name.
+_GRADIENT_CALLS = frozenset({"backward", "manual_backward", "grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"})
+# Calls whose result is a number, a copy without history or a description.
+_CUT_CALLS = frozenset({"float", "int", "bool", "str", "len", "repr", "round", "print", "isinstance", "id", "type", "hash"})
+_CUT_METHODS = frozenset({"detach", "item", "tolist", "numpy", "size", "dim", "numel", "argmax", "argmin",
+                          "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+_CUT_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_leaf", "grad_fn"})
+# Statement calls that only show a value (logging): the graph does not outlive them.
+_DISPLAY = re.compile(
+    r"^(print|info|debug|warning|warn|error|log|log_dict|log_metrics?|add_scalars?|add_histogram|"
+    r"set_postfix|set_postfix_str|set_description|write|append_log|report)$"
+)
+# Torch calls whose result is fresh data, never a graph (with no requires_grad=True).
+_TORCH_DATA = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "randint", "randperm", "arange",
+                         "linspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like",
+                         "empty_like", "full_like", "randn_like", "rand_like", "normal", "manual_seed", "device"})
+# Data by convention: parameters a caller fills from a loader, not from a forward pass.
+_DATA_PARAM = re.compile(
+    r"^(batch|batch_idx|data|inputs?|x|xb|xs|images?|imgs?|targets?|labels?|y|yb|ys|samples?|obs|"
+    r"observations?|tokens|input_ids|attention_mask|mask|src|tgt|seq|idx|i|step|epoch|self|cls|"
+    r"\w*loader|batches|dataset|data_iter|epochs|steps|device|lr|args|config|cfg)$"
+)
+# Callees that fetch data: with clean arguments their result is no graph.
+_DATA_CALLEE = re.compile(r"batch|data|loader|sample|fetch|load|read|synth|noise|^next$|^iter$|^range$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How ``retain_graph`` is passed: ``keyword`` (``=True``), ``variable`` (``=name``), ``kwargs`` (``**d``)."""
+
+    kind: str
+    arg: cst.Arg
+    #: for ``kwargs``: the dict literal or ``dict(...)`` call holding the key, when only this call reads it
+    holder: Optional[cst.CSTNode] = None
+
+
+@dataclass(frozen=True)
+class Retained:
+    call: cst.Call
+    flag: Flag
+    verdict: str
+    #: the back-propagated tensor (receiver of ``.backward``, first argument otherwise)
+    tensor: Optional[cst.BaseExpression]
+    #: the loop a carried graph goes round (``CARRIED``)
+    loop: Optional[cst.CSTNode] = None
+    #: the names carried into the next iteration (``CARRIED``)
+    carried: Tuple[str, ...] = ()
+
+
+def may_retain_graph(tree: ast.Module) -> bool:
+    """AF106's screen: a gradient call, and ``retain_graph`` passed by keyword or held in a dict."""
+    nodes = nodes_of(tree)
+    named = False
+    spelled = False
+    for call in nodes.calls:
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        named = named or name in _GRADIENT_CALLS
+        spelled = spelled or any(k.arg == "retain_graph" for k in call.keywords)
+        if named and spelled:
+            return True
+    if not named:
+        return False
+    # {"retain_graph": True} passed on as **kwargs
+    return any(
+        isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "retain_graph" for k in node.keys)
+        for node in ast.walk(tree)
+    )
+
+
+def retained_calls(context: RuleContext) -> List[Retained]:
+    return context.fact("retain.retained_calls", lambda: _Analysis(context).run())
+
+
+# --------------------------------------------------------------------------- the analysis
+
+
+class _Analysis:
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.found: List[Retained] = []
+
+    def run(self) -> List[Retained]:
+        module = self.context.module
+        for scope in scopes(module):
+            for call in _gradient_calls(scope):
+                flag = self._flag(scope, call)
+                if flag is not None:
+                    self.found.append(self._judge(scope, call, flag))
+        return self.found
+
+    # ------------------------------------------------------------------ the flag
+
+    def _flag(self, scope: Scope, call: cst.Call) -> Optional[Flag]:
+        if not self._differentiates(call):
+            return None
+        arg = keyword(call, "retain_graph")
+        if arg is not None:
+            if _is_true(arg.value):
+                return Flag("keyword", arg)
+            if isinstance(arg.value, cst.Name):
+                value = _single_assignment(scope, arg.value.value)
+                if value is not None and _is_true(value):
+                    return Flag("variable", arg)
+            return None
+        for star in (a for a in call.args if a.star == "**"):
+            if not isinstance(star.value, cst.Name):
+                continue
+            holder = _single_assignment(scope, star.value.value)
+            entry = _dict_entry(holder, "retain_graph") if holder is not None else None
+            if entry is not None and _is_true(entry):
+                used_once = _reads_of(scope, star.value.value) == 1
+                return Flag("kwargs", star, holder if used_once else None)
+        return None
+
+    def _differentiates(self, call: cst.Call) -> bool:
+        if is_backward_call(self.context, call):
+            return True
+        name = _last_name(call)
+        if name == "manual_backward":
+            return True
+        return name == "grad" and any(q.endswith("autograd.grad") for q in qualified_names(self.context, call.func))
+
+    # ------------------------------------------------------------------ judging
+
+    def _judge(self, scope: Scope, call: cst.Call, flag: Flag) -> Retained:
+        tensor = self._tensor(call)
+        verdict = Retained(call, flag, NEEDED, tensor)
+        if tensor is None or scope_uses_create_graph(scope) or has_keyword_true(call, "inputs"):
+            return verdict
+        if not self._alone(scope, call):
+            return verdict
+        body = Body(scope)
+        component = body.component(tensor)
+        if component is None or body.escapes(component):
+            return verdict
+        if not isinstance(scope, cst.Module) and any(not _DATA_PARAM.match(p) for p in body.params & component.names):
+            return verdict
+        loops = body.loops_around(call)
+        carried = self._carried(call)
+        if carried is not None:
+            loop, names = carried
+            return Retained(call, flag, CARRIED, tensor, loop, names)
+        for loop in loops:
+            if body.carried_into(loop, component, tensor) or body.from_before(loop, component):
+                return verdict
+        graph_attributes = self.context.fact("retain.graph_attributes", lambda: _graph_attributes(self.context.module))
+        if any(n.rsplit(".", 1)[-1] in graph_attributes for n in component.foreign):
+            return verdict
+        return Retained(call, flag, NEEDLESS, tensor)
+
+    def _tensor(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        if is_backward_call(self.context, call):
+            return backward_tensor(self.context, call)
+        first = call.args[0] if call.args else None
+        if first is None or first.star or (first.keyword is not None and first.keyword.value not in ("outputs", "loss")):
+            return None
+        return first.value
+
+    def _alone(self, scope: Scope, call: cst.Call) -> bool:
+        """No other gradient call in ``scope`` can reach the graph ``call`` retains."""
+        flow = graph_flow(self.context)
+        mine = flow.origins(call)
+        for other in _gradient_calls(scope):
+            if other is call:
+                continue
+            theirs = flow.origins(other)
+            # Disjoint origins of two plain backward calls: two forward passes.
+            if not (mine and theirs and is_backward_call(self.context, other) and not (mine & theirs)):
+                return False
+        return True
+
+    def _carried(self, call: cst.Call) -> Optional[Tuple[cst.CSTNode, Tuple[str, ...]]]:
+        """The loop whose previous iterations the back-propagated graph reaches (AF102's facts)."""
+        for flow in dataflow.graph_flows(self.context):
+            backward = flow.backwards.get(call)
+            if backward is None:
+                continue
+            carried: Dict[cst.CSTNode, List[str]] = {}
+            for label in backward.value.labels:
+                if label[0] != "carry" or label[1] not in backward.loops:
+                    continue
+                # What the loop hands to its next iteration holds a graph (not a leaf updated in place).
+                end = flow.loop_end.get(label[1], {}).get(label[2])
+                if end is not None and end.level >= dataflow.GRAPH:
+                    carried.setdefault(label[1], []).append(label[2])
+            if carried:
+                # The innermost such loop: its iterations are what the graph chains.
+                loop = max(carried, key=lambda node: backward.loops.index(node))
+                return loop, tuple(sorted(set(carried[loop])))
+        return None
+
+
+# --------------------------------------------------------------------------- one function body
+
+
+@dataclass
+class Component:
+    """Local names holding (part of) one graph, and graph-like reads of other objects."""
+
+    names: Set[str]
+    #: attribute reads (``self.reg``) of objects outside the function that may hold a graph
+    foreign: Set[str]
+
+
+class Body:
+    """Assignments and reads of one function (or the module's top level), not entering nested scopes."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.params: Set[str] = set()
+        if isinstance(scope, cst.FunctionDef):
+            p = scope.params
+            for param in [*p.posonly_params, *p.params, *p.kwonly_params]:
+                self.params.add(param.name.value)
+            for star in (p.star_arg, p.star_kwarg):
+                if isinstance(star, cst.Param):
+                    self.params.add(star.name.value)
+        #: (targets, value reads, statement) of every binding
+        self.bindings: List[Tuple[Set[str], Set[str], cst.CSTNode]] = []
+        self.statements: List[cst.CSTNode] = []
+        self.nested: List[cst.CSTNode] = []
+        self.declared: Set[str] = set()
+        self.no_grad: Set[int] = set()
+        self._locals: Optional[Set[str]] = None
+        self._collect(scope)
+
+    # ------------------------------------------------------------------ collection
+
+    def _collect(self, scope: Scope) -> None:
+        body = scope.body if isinstance(scope, cst.Module) else getattr(scope.body, "body", ())
+        stack: List[cst.CSTNode] = list(reversed(list(body)))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                self.nested.append(node)
+                continue
+            if isinstance(node, cst.With) and any(_disables_grad(item.item) for item in node.items):
+                # Values computed under no_grad carry no graph: bindings there link nothing.
+                self.no_grad.update(id(n) for n in _all_nodes(node.body))
+            if isinstance(node, (cst.Global, cst.Nonlocal)):
+                self.declared.update(n.name.value for n in node.names)
+            self._binding(node)
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                self.statements.append(node)
+            stack.extend(reversed(children(node)))
+
+    def _binding(self, node: cst.CSTNode) -> None:
+        reads: Set[str]
+        if isinstance(node, cst.Assign):
+            reads = graph_reads(node.value)
+            for target in node.targets:
+                self._bind_target(target.target, reads, node)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+            reads = graph_reads(node.value)
+            if isinstance(node, cst.AugAssign):
+                reads |= graph_reads(node.target)
+            self._bind_target(node.target, reads, node)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            self._bind_target(node.target, graph_reads(node.iter), node)
+        elif isinstance(node, cst.NamedExpr):
+            self._bind_target(node.target, graph_reads(node.value), node)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            self._bind_target(node.asname.name, graph_reads(node.item), node)
+        elif isinstance(node, cst.Expr):
+            # losses.append(l): the container now holds l's graph.
+            mc = method_call(node.value)
+            if isinstance(node.value, cst.Call) and mc is not None and mc[1] in ("append", "extend", "insert", "add", "update", "setdefault"):
+                receiver = dotted_name(mc[0])
+                if receiver is not None:
+                    reads = set()
+                    for arg in node.value.args:
+                        reads |= graph_reads(arg.value)
+                    self.bindings.append(({receiver}, reads, node))
+
+    def _bind_target(self, target: cst.CSTNode, reads: Set[str], node: cst.CSTNode) -> None:
+        if id(node) in self.no_grad:
+            reads = set()
+        names: Set[str] = set()
+        for part in _target_parts(target):
+            if isinstance(part, cst.Name):
+                names.add(part.value)
+            else:
+                # obj.attr = v, d[k] = v: the object now holds v's graph.
+                root = dotted_name(part.value) if isinstance(part, (cst.Attribute, cst.Subscript)) else None
+                name = dotted_name(part) if isinstance(part, cst.Attribute) else None
+                names.add(name or root or "<unknown>")
+        self.bindings.append((names, reads, node))
+
+    # ------------------------------------------------------------------ queries
+
+    def component(self, tensor: cst.BaseExpression) -> Optional[Component]:
+        names = set(graph_reads(tensor))
+        if not names:
+            return None
+        changed = True
+        while changed:
+            changed = False
+            for targets, reads, _ in self.bindings:
+                linked = targets | reads
+                if linked & names and not linked <= names:
+                    names |= linked
+                    changed = True
+        foreign = {n for n in names if "." in n and n.split(".", 1)[0] not in self.locals_()}
+        return Component({n for n in names if "." not in n or n.split(".", 1)[0] in self.locals_()}, foreign)
+
+    def locals_(self) -> Set[str]:
+        if self._locals is None:
+            found: Set[str] = set()
+            for targets, _, node in self.bindings:
+                if not isinstance(node, cst.Expr):
+                    found.update(t for t in targets if "." not in t)
+            self._locals = (found | self.params) - {"self", "cls"} - self.declared
+        return self._locals
+
+    def escapes(self, component: Component) -> bool:
+        names = component.names
+        if names & self.declared:
+            return True
+        roots = {n.split(".", 1)[0] for n in names}
+        if isinstance(self.scope, cst.FunctionDef) and any(t for t in names if t.startswith(("self.", "cls."))):
+            return True
+        for node in self.statements:
+            if isinstance(node, cst.Return) and node.value is not None and graph_reads(node.value) & names:
+                return True
+            if isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield) and node.value.value is not None:
+                if graph_reads(node.value.value) & names:
+                    return True
+            if isinstance(node, cst.Expr) and self._escapes_through_call(node.value, names):
+                return True
+        for nested in self.nested:
+            if _free_reads(nested) & roots:
+                return True
+        for targets, reads, _ in self.bindings:
+            if reads & names:
+                for target in targets:
+                    root = target.split(".", 1)[0]
+                    # Stored on an object the function does not own.
+                    if target == "<unknown>" or ("." in target and root not in self.locals_()):
+                        return True
+                    if root in self.params and "." in target:
+                        return True
+        return False
+
+    def _escapes_through_call(self, expr: cst.BaseExpression, names: Set[str]) -> bool:
+        """A statement call handed part of the graph and dropped its result: it may keep it."""
+        if not isinstance(expr, cst.Call):
+            return False
+        mc = method_call(expr)
+        last = _last_name(expr) or ""
+        if mc is not None and mc[1] in ("append", "extend", "insert", "add", "update", "setdefault"):
+            receiver = dotted_name(mc[0])
+            args = set().union(*(graph_reads(a.value) for a in expr.args)) if expr.args else set()
+            return bool(args & names) and (receiver is None or receiver.split(".", 1)[0] not in self.locals_())
+        if last in _GRADIENT_CALLS or _DISPLAY.match(last) or last in ("zero_grad", "step", "clip_grad_norm_", "clip_grad_value_", "unscale_", "update"):
+            return False
+        reads: Set[str] = set()
+        for arg in expr.args:
+            reads |= graph_reads(arg.value)
+        if mc is not None and mc[1] in PASS_METHODS:
+            reads |= graph_reads(mc[0])
+        return bool(reads & names)
+
+    def clean_binding(self, node: cst.CSTNode, seen: FrozenSet[str] = frozenset()) -> bool:
+        """The value bound by ``node`` is data, a number or a leaf, following names it reads."""
+        if isinstance(node, (cst.For, cst.CompFor)):
+            value: Optional[cst.CSTNode] = node.iter
+        elif isinstance(node, cst.WithItem):
+            value = node.item
+        else:
+            value = getattr(node, "value", None)
+        if value is None:
+            return False
+        return _clean_value(value, lambda name: self.clean_name(name, seen))
+
+    def clean_name(self, name: str, seen: FrozenSet[str] = frozenset()) -> bool:
+        if name in seen:
+            return True
+        bound = [node for targets, _, node in self.bindings if name in targets]
+        return bool(bound) and all(
+            id(node) in self.no_grad or self.clean_binding(node, seen | {name}) for node in bound
+        )
+
+    def loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        found: List[cst.CSTNode] = []
+
+        def visit(current: cst.CSTNode, path: List[cst.CSTNode]) -> bool:
+            if current is node:
+                found.extend(path)
+                return True
+            if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not self.scope:
+                return False
+            inner = path + [current] if isinstance(current, (cst.For, cst.While)) else path
+            return any(visit(child, inner) for child in children(current))
+
+        visit(self.scope, [])
+        return found
+
+    def carried_into(self, loop: cst.CSTNode, component: Component, tensor: cst.CSTNode) -> bool:
+        """A component name read in ``loop`` before the iteration binds it, and bound in it."""
+        tensor_nodes = {id(n) for n in _all_nodes(tensor)}
+        body = getattr(loop, "body", None)
+        carried = loops.carried_names(body, getattr(loop, "test", None)) if body is not None else None
+        if carried is None:
+            return False
+        inside = {id(n) for n in _all_nodes(loop)}
+        for name in carried.names & component.names:
+            # Carried into the graph: read by a computation in the loop, or by the backward itself first.
+            computed = any(name in reads and id(node) in inside for _, reads, node in self.bindings)
+            first = carried.first_read.get(name)
+            if not computed and not (first is not None and id(first) in tensor_nodes):
+                continue
+            if first is not None and self._cut_on_entry(name, first, inside):
+                continue
+            bound = [node for targets, _, node in self.bindings if name in targets and id(node) in inside]
+            # A leaf updated under no_grad (``w -= lr * g``) or data re-created each time carries no graph.
+            if not all(id(node) in self.no_grad or self.clean_binding(node) for node in bound):
+                return True
+        return False
+
+    def _cut_on_entry(self, name: str, first: cst.CSTNode, inside: Set[int]) -> bool:
+        """The iteration's first read of ``name`` rebinds it detached: ``h = h.detach()``."""
+        for targets, _, node in self.bindings:
+            value = getattr(node, "value", None)
+            if name in targets and id(node) in inside and isinstance(value, cst.BaseExpression):
+                if any(n is first for n in _all_nodes(value)):
+                    return _clean_value(value)
+        return False
+
+    def from_before(self, loop: cst.CSTNode, component: Component) -> bool:
+        """A graph value of the component computed before ``loop`` and read in it."""
+        inside = set(_all_nodes(loop))
+        bound_inside: Set[str] = set()
+        for targets, _, node in self.bindings:
+            if node in inside:
+                bound_inside |= targets
+        read_inside = _reads_names(loop)
+        for targets, _, node in self.bindings:
+            if node in inside or not (targets & component.names & read_inside) - bound_inside:
+                continue
+            if id(node) not in self.no_grad and not self.clean_binding(node):
+                return True
+        # Parameters read in the loop were computed by the caller, once.
+        return any(p in component.names and p in read_inside and not _DATA_PARAM.match(p) for p in self.params)
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+def graph_reads(node: Optional[cst.CSTNode]) -> Set[str]:
+    """Names (and dotted names of attributes) an expression reads as operands that may carry a graph.
+
+    Callees are not operands (``model`` in ``model(x)``), nor receivers of
+    methods other than tensor methods (``scaler`` in ``scaler.scale(loss)``);
+    anything under ``detach()``, ``item()``, ``float()``, ``.shape`` … is cut.
+    """
+    found: Set[str] = set()
+    if node is None:
+        return found
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute):
+            if current.attr.value in _CUT_ATTRIBUTES:
+                continue
+            name = dotted_name(current)
+            if name is not None:
+                found.add(name)
+            else:
+                stack.append(current.value)
+        elif isinstance(current, cst.Call):
+            if _cuts(current):
+                continue
+            stack.extend(a.value for a in current.args)
+            mc = method_call(current)
+            if mc is not None and mc[1] in PASS_METHODS and mc[1] != "scale":
+                stack.append(mc[0])
+            elif mc is None and not isinstance(current.func, (cst.Name, cst.Attribute)):
+                stack.append(current.func)
+        elif isinstance(current, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
+            continue
+        elif isinstance(current, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            bound = {n for comp in _generators(current.for_in) for n in _target_names(comp.target)}
+            element = graph_reads(current.value) | graph_reads(current.key) if isinstance(current, cst.DictComp) else graph_reads(current.elt)
+            found |= element - bound
+            if element & bound:
+                # Elements computed from what is iterated: ``tuple(t.detach() for t in h)`` is not.
+                for comp in _generators(current.for_in):
+                    found |= graph_reads(comp.iter) - bound
+        else:
+            stack.extend(children(current))
+    return found
+
+
+def _cuts(call: cst.Call) -> bool:
+    mc = method_call(call)
+    if mc is not None and mc[1] in _CUT_METHODS:
+        return True
+    name = dotted_name(call.func) or ""
+    return name in _CUT_CALLS
+
+
+def _disables_grad(item: cst.BaseExpression) -> bool:
+    func = item.func if isinstance(item, cst.Call) else item
+    return (dotted_name(func) or "").endswith(("no_grad", "inference_mode"))
+
+
+def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda name: False) -> bool:
+    """A value that is data, a number or a leaf, never an autograd history: a factory, a loader, a literal.
+
+    ``clean_name`` says whether a name read in it is clean.
+    """
+    if isinstance(value, (cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("None", "True", "False") or clean_name(value.value)
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        bound = {n for comp in _generators(value.for_in) for n in _target_names(comp.target)}
+        if _clean_value(value.elt, lambda name: name not in bound and clean_name(name)):
+            return True  # every element detached or converted, whatever is iterated
+        inner = lambda name: name in bound or clean_name(name)  # noqa: E731
+        return all(_clean_value(c.iter, clean_name) for c in _generators(value.for_in)) and _clean_value(value.elt, inner)
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(_clean_value(e.value, clean_name) for e in value.elements)
+    if isinstance(value, cst.UnaryOperation):
+        return _clean_value(value.expression, clean_name)
+    if isinstance(value, cst.BinaryOperation):
+        return _clean_value(value.left, clean_name) and _clean_value(value.right, clean_name)
+    if isinstance(value, cst.Subscript):
+        return _clean_value(value.value, clean_name)
+    if isinstance(value, cst.Attribute):
+        return value.attr.value in _CUT_ATTRIBUTES or _clean_value(value.value, clean_name)
+    if isinstance(value, cst.Call):
+        if _cuts(value) or has_keyword_true(value, "requires_grad"):
+            return True  # a number, a detached copy, or a leaf: no history to keep
+        name = dotted_name(value.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        mc = method_call(value)
+        if mc is not None and mc[1] in ("to", "cuda", "cpu", "float", "half", "double", "long", "view", "reshape", "unsqueeze", "split", "chunk", "t"):
+            return _clean_value(mc[0], clean_name) and all(_clean_value(a.value, clean_name) for a in value.args)
+        if (name.startswith(("torch.", "th.")) and last in _TORCH_DATA) or last in _TORCH_DATA and name.count(".") == 0:
+            return True
+        if last == "Parameter":
+            return True
+        if name in ("tuple", "list", "set", "dict"):
+            return all(_clean_value(a.value, clean_name) for a in value.args)
+        if _DATA_CALLEE.search(last):
+            return all(_clean_value(a.value, clean_name) or isinstance(a.value, cst.Name) for a in value.args)
+    return False
+
+
+def _graph_attributes(module: cst.Module) -> Set[str]:
+    """Attribute names the module assigns something that may be a graph (``self.reg = model.penalty()``).
+
+    Configuration copied onto an object (``self.alpha = alpha``, a number) is not.
+    """
+    found: Set[str] = set()
+    for node in _all_nodes(module):
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        value = node.value
+        plain = value is not None and (_clean_value(value) or isinstance(value, (cst.Name, cst.Attribute)))
+        for target in targets:
+            for part in _target_parts(target):
+                if isinstance(part, cst.Attribute) and not plain:
+                    found.add(part.attr.value)
+    return found
+
+
+def _is_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _last_name(call: cst.Call) -> Optional[str]:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return None
+
+
+def _gradient_calls(scope: Scope) -> Iterator[cst.Call]:
+    """Calls in ``scope`` (not in nested functions) that back-propagate or differentiate, by name."""
+    body = scope.body if isinstance(scope, cst.Module) else [scope.body]
+    stack: List[cst.CSTNode] = list(reversed(list(body)))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call) and _last_name(node) in _GRADIENT_CALLS:
+            yield node
+        stack.extend(reversed(children(node)))
+
+
+def _single_assignment(scope: Scope, name: str) -> Optional[cst.BaseExpression]:
+    """The value of ``name`` when ``scope`` (or the module, for a global) binds it exactly once, plainly."""
+    values: List[cst.BaseExpression] = []
+    other = False
+    for node in _all_nodes(scope):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    values.append(node.value)
+                elif name in {n.value for n in _target_parts(target.target) if isinstance(n, cst.Name)}:
+                    other = True
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            if name in {n.value for n in _target_parts(node.target) if isinstance(n, cst.Name)}:
+                other = True
+        elif isinstance(node, cst.Param) and node.name.value == name:
+            other = True
+    return values[0] if len(values) == 1 and not other else None
+
+
+def _dict_entry(holder: cst.BaseExpression, key: str) -> Optional[cst.BaseExpression]:
+    if isinstance(holder, cst.Dict):
+        for element in holder.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == key:
+                return element.value
+    if isinstance(holder, cst.Call) and dotted_name(holder.func) == "dict":
+        arg = keyword(holder, key)
+        return arg.value if arg is not None else None
+    return None
+
+
+def _reads_of(scope: Scope, name: str) -> int:
+    count = 0
+    for node in _all_nodes(scope):
+        if isinstance(node, cst.Name) and node.value == name:
+            count += 1
+    return count - 1  # its one binding
+
+
+def _free_reads(node: cst.CSTNode) -> Set[str]:
+    """Names a nested function, class or lambda reads from the enclosing scope."""
+    if isinstance(node, cst.ClassDef):
+        found: Set[str] = set()
+        for stmt in getattr(node.body, "body", ()):
+            found |= _free_reads(stmt) if isinstance(stmt, cst.FunctionDef) else _reads_names(stmt)
+        return found
+    if isinstance(node, cst.FunctionDef):
+        return _reads_names(node.body) - Body(node).locals_()
+    return _reads_names(node)
+
+
+def _reads_names(node: cst.CSTNode) -> Set[str]:
+    found: Set[str] = set()
+    for current in _all_nodes(node):
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute):
+            name = dotted_name(current)
+            if name is not None:
+                found.add(name)
+    return found
+
+
+def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
+
+
+def _target_parts(target: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_parts(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_parts(target.value)
+    else:
+        yield target
+
+
+def _target_names(target: cst.CSTNode) -> FrozenSet[str]:
+    return frozenset(p.value for p in _target_parts(target) if isinstance(p, cst.Name))
+
+
+def _generators(comp_for: Optional[cst.CompFor]) -> Iterator[cst.CompFor]:
+    while comp_for is not None:
+        yield comp_for
+        comp_for = comp_for.inner_for_in
