@@ -25,7 +25,7 @@ for it in range(3):
     scores_real = critic(real)
     wasserstein = critic(fake).mean() - scores_real.mean()
     penalty = lambda_gp * gradient_penalty(real, fake)
-    wasserstein.backward(retain_graph=True)
+    wasserstein.backward()
     penalty.backward(create_graph=False)
     opt_c.step()
     print(it, wasserstein.item(), penalty.item())
