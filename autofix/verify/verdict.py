@@ -155,8 +155,9 @@ class _Judge:
             return Verification(PATCHED_FAILED, 0, None, "the patched run raised " + _failure_detail(patched))
         if original.status == "no-record":
             return Verification(INCONCLUSIVE, 0, None, _failure_detail(original))
-        if not original.backwards and not patched.backwards:
-            return Verification(INCONCLUSIVE, 0, None, "no backward() observed in either run")
+        # Gradients computed with autograd.grad and handed to step() are still compared.
+        if not original.backwards and not patched.backwards and not original.steps and not patched.steps:
+            return Verification(INCONCLUSIVE, 0, None, "no backward() or optimizer step observed in either run")
         if original.failure == "other":
             return Verification(INCONCLUSIVE, 0, None, "the original fails with an error no rule repairs: " + _failure_detail(original))
         if original.failure is not None:
