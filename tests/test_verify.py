@@ -106,7 +106,7 @@ def test_corpus_fix_verifies(case):
 
 
 # Rules whose bug makes the original fail, and the verdict one of their cases at least must show.
-_PER_RULE = {"AF101": "repaired", "AF102": "repaired", "AF103": "repaired", "AF104": "intended-change", "AF107": "identical"}
+_PER_RULE = {"AF101": "repaired", "AF102": "repaired", "AF103": "repaired", "AF104": "intended-change", "AF106": "repaired", "AF107": "identical"}
 
 
 @pytest.mark.parametrize("code, verdict", sorted(_PER_RULE.items()))
@@ -201,6 +201,27 @@ def test_dropping_a_needless_retain_graph_shows_the_memory_it_kept():
     assert result.verdict == "identical", result.detail
     # Each retained backward left its activations alive; the patched run frees them all.
     assert re.search(r"saved tensors kept alive after backward: original [\d.]+ KiB in 5 of 5 backward calls, patched none", result.detail), result.detail
+
+
+def _corpus_case(name):
+    return next(c for c in _corpus_cases() if c.id == name)
+
+
+@pytest.mark.parametrize("name", ["AF106/plain_loop_regression", "AF106/trainer_method", "AF106/flag_in_kwargs"])
+def test_af106_needless_flag_verifies_identical_with_less_memory(name):
+    applied, result = _verify_corpus(_corpus_case(name))
+    assert applied == ("AF106",)
+    assert result.verdict == "identical", result.detail
+    # The original kept every backward's saved activations; the patched run keeps none.
+    assert re.search(r"saved tensors kept alive after backward: original [\d.]+ KiB in (\d+) of \1 backward calls, patched none", result.detail), result.detail
+
+
+def test_af106_band_aid_verifies_repaired_with_flat_growth():
+    applied, result = _verify_corpus(_corpus_case("AF106/carried_hidden_bandaid"))
+    assert "AF106" in applied
+    assert result.verdict == "repaired", result.detail
+    # Each backward of the original walks back through every earlier chunk; the patched one only its own.
+    assert re.search(r"graph nodes per backward: original growing (\d+)→\d+, patched flat at \1", result.detail), result.detail
 
 
 # ------------------------------------------------------------ --verify-cmd

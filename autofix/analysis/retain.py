@@ -57,6 +57,7 @@ Scope = Union[cst.Module, cst.FunctionDef]
 #: Why a flag was judged: the rule reports ``NEEDLESS`` and ``CARRIED``.
 NEEDLESS, CARRIED, NEEDED = "needless", "carried", "needed"
 
+_CONSTANTS = frozenset({"True", "False", "None"})
 # Calls that back-propagate or differentiate, by their last name.
 _GRADIENT_CALLS = frozenset({"backward", "manual_backward", "grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"})
 # Calls whose result is a number, a copy without history or a description.
@@ -204,8 +205,11 @@ class _Analysis:
             if body.carried_into(loop, component, tensor) or body.from_before(loop, component):
                 return verdict
         graph_attributes = self.context.fact("retain.graph_attributes", lambda: _graph_attributes(self.context.module))
-        if any(n.rsplit(".", 1)[-1] in graph_attributes for n in component.foreign):
-            return verdict
+        graph_globals = self.context.fact("retain.graph_globals", lambda: _graph_globals(self.context.module))
+        for name in component.foreign:
+            # A graph kept on an object or in a global outlives this call: another one may walk it.
+            if "." in name and name.rsplit(".", 1)[-1] in graph_attributes or name in graph_globals:
+                return verdict
         return Retained(call, flag, NEEDLESS, tensor)
 
     def _tensor(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -349,19 +353,34 @@ class Body:
     # ------------------------------------------------------------------ queries
 
     def component(self, tensor: cst.BaseExpression) -> Optional[Component]:
-        names = set(graph_reads(tensor))
+        """The names connected to ``tensor``'s graph by bindings of this body.
+
+        Names read but bound elsewhere (globals, attributes of outside
+        objects) end up in ``foreign``; leaves and data (``w`` of
+        ``torch.randn(..., requires_grad=True)``, a loader) belong to the
+        component but link nothing further: they hold no graph.
+        """
+        local = self.locals_()
+        names: Set[str] = set()
+        foreign: Set[str] = set()
+        frontier = set(graph_reads(tensor)) - _CONSTANTS
+        while frontier:
+            name = frontier.pop()
+            root = name.split(".", 1)[0]
+            if root not in local:
+                foreign.add(name)
+                continue
+            if name in names:
+                continue
+            names.add(name)
+            if name in self.params or self.clean_name(name):
+                continue
+            for targets, reads, _ in self.bindings:
+                if name in targets or name in reads:
+                    frontier |= (targets | reads) - names - _CONSTANTS
         if not names:
             return None
-        changed = True
-        while changed:
-            changed = False
-            for targets, reads, _ in self.bindings:
-                linked = targets | reads
-                if linked & names and not linked <= names:
-                    names |= linked
-                    changed = True
-        foreign = {n for n in names if "." in n and n.split(".", 1)[0] not in self.locals_()}
-        return Component({n for n in names if "." not in n or n.split(".", 1)[0] in self.locals_()}, foreign)
+        return Component(names, foreign)
 
     def locals_(self) -> Set[str]:
         if self._locals is None:
@@ -608,6 +627,16 @@ def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda 
         if _DATA_CALLEE.search(last):
             return all(_clean_value(a.value, clean_name) or isinstance(a.value, cst.Name) for a in value.args)
     return False
+
+
+def _graph_globals(module: cst.Module) -> Set[str]:
+    """Module-level names bound to something that may hold a graph."""
+    body = Body(module)
+    found: Set[str] = set()
+    for targets, _, node in body.bindings:
+        if not body.clean_binding(node):
+            found.update(t for t in targets if "." not in t)
+    return found
 
 
 def _graph_attributes(module: cst.Module) -> Set[str]:
