@@ -179,6 +179,24 @@ _SILENT = [
     ),
     pytest.param(
         """
+        def update(x, outputs):
+            out = model(x)
+            outputs.append(out)
+            out.sum().backward(retain_graph=True)
+        """,
+        id="graph put in the caller's list",
+    ),
+    pytest.param(
+        """
+        def update(x, outputs):
+            out = model(x)
+            outputs["last"] = out
+            out.sum().backward(retain_graph=True)
+        """,
+        id="graph put in the caller's dict",
+    ),
+    pytest.param(
+        """
         def update(x):
             out = model(x)
             out.sum().backward(retain_graph=True)

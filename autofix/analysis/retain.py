@@ -78,10 +78,14 @@ _TORCH_DATA = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "ran
 _DATA_PARAM = re.compile(
     r"^(batch|batch_idx|data|inputs?|x|xb|xs|images?|imgs?|targets?|labels?|y|yb|ys|samples?|obs|"
     r"observations?|tokens|input_ids|attention_mask|mask|src|tgt|seq|idx|i|step|epoch|self|cls|"
-    r"\w*loader|batches|dataset|data_iter|epochs|steps|device|lr|args|config|cfg)$"
+    r"\w*loaders?|batches|dataset|data_iter|epochs|steps|device|lr|args|config|cfg)$",
+    re.IGNORECASE,
 )
 # Callees that fetch data: with clean arguments their result is no graph.
-_DATA_CALLEE = re.compile(r"batch|data|loader|sample|fetch|load|read|synth|noise|^next$|^iter$|^range$", re.IGNORECASE)
+_DATA_CALLEE = re.compile(
+    r"batch|data|loader|sample|fetch|load|read|synth|noise|^next$|^iter$|^range$|^enumerate$|^zip$|^tqdm$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -300,7 +304,7 @@ class Body:
                 continue
             if isinstance(node, cst.With) and any(_disables_grad(item.item) for item in node.items):
                 # Values computed under no_grad carry no graph: bindings there link nothing.
-                self.no_grad.update(id(n) for n in _all_nodes(node.body))
+                self.no_grad.update(id(n) for n in loops.walk(node.body))
             if isinstance(node, (cst.Global, cst.Nonlocal)):
                 self.declared.update(n.name.value for n in node.names)
             self._binding(node)
@@ -348,6 +352,9 @@ class Body:
                 root = dotted_name(part.value) if isinstance(part, (cst.Attribute, cst.Subscript)) else None
                 name = dotted_name(part) if isinstance(part, cst.Attribute) else None
                 names.add(name or root or "<unknown>")
+                if root is not None and root.split(".", 1)[0] in self.params:
+                    # d[k] = v, d.x = v on an argument: the caller's object now holds v's graph.
+                    names.add("<unknown>")
         self.bindings.append((names, reads, node))
 
     # ------------------------------------------------------------------ queries
@@ -429,7 +436,9 @@ class Body:
         if mc is not None and mc[1] in ("append", "extend", "insert", "add", "update", "setdefault"):
             receiver = dotted_name(mc[0])
             args = set().union(*(graph_reads(a.value) for a in expr.args)) if expr.args else set()
-            return bool(args & names) and (receiver is None or receiver.split(".", 1)[0] not in self.locals_())
+            # Into a container the function does not own: one it was given, or an outside one.
+            owner = receiver.split(".", 1)[0] if receiver is not None else None
+            return bool(args & names) and (owner is None or owner not in self.locals_() or owner in self.params)
         if last in _GRADIENT_CALLS or _DISPLAY.match(last) or last in ("zero_grad", "step", "clip_grad_norm_", "clip_grad_value_", "unscale_", "update"):
             return False
         reads: Set[str] = set()
@@ -454,6 +463,8 @@ class Body:
     def clean_name(self, name: str, seen: FrozenSet[str] = frozenset()) -> bool:
         if name in seen:
             return True
+        if name in self.params:
+            return bool(_DATA_PARAM.match(name))
         bound = [node for targets, _, node in self.bindings if name in targets]
         return bool(bound) and all(
             id(node) in self.no_grad or self.clean_binding(node, seen | {name}) for node in bound
@@ -476,21 +487,27 @@ class Body:
 
     def carried_into(self, loop: cst.CSTNode, component: Component, tensor: cst.CSTNode) -> bool:
         """A component name read in ``loop`` before the iteration binds it, and bound in it."""
-        tensor_nodes = {id(n) for n in _all_nodes(tensor)}
+        tensor_nodes = {id(n) for n in loops.walk(tensor)}
         body = getattr(loop, "body", None)
         carried = loops.carried_names(body, getattr(loop, "test", None)) if body is not None else None
         if carried is None:
             return False
-        inside = {id(n) for n in _all_nodes(loop)}
+        inside = {id(n) for n in loops.walk(loop)}
+        # Source order: a read before the name's first binding in the body sees the previous iteration.
+        order = {id(n): i for i, n in enumerate(loops.walk(loop))}
         for name in carried.names & component.names:
-            # Carried into the graph: read by a computation in the loop, or by the backward itself first.
-            computed = any(name in reads and id(node) in inside for _, reads, node in self.bindings)
             first = carried.first_read.get(name)
-            if not computed and not (first is not None and id(first) in tensor_nodes):
-                continue
             if first is not None and self._cut_on_entry(name, first, inside):
                 continue
             bound = [node for targets, _, node in self.bindings if name in targets and id(node) in inside]
+            if not bound:
+                continue
+            assigned_at = min(order[id(node)] for node in bound)
+            read_at = [order[id(node)] for _, reads, node in self.bindings if name in reads and id(node) in inside]
+            if name in graph_reads(tensor) and id(tensor) in order:
+                read_at.append(order[id(tensor)])
+            if not any(at <= assigned_at for at in read_at):
+                continue  # every graph read comes after this iteration rebinds it
             # A leaf updated under no_grad (``w -= lr * g``) or data re-created each time carries no graph.
             if not all(id(node) in self.no_grad or self.clean_binding(node) for node in bound):
                 return True
@@ -501,13 +518,13 @@ class Body:
         for targets, _, node in self.bindings:
             value = getattr(node, "value", None)
             if name in targets and id(node) in inside and isinstance(value, cst.BaseExpression):
-                if any(n is first for n in _all_nodes(value)):
+                if any(n is first for n in loops.walk(value)):
                     return _clean_value(value)
         return False
 
     def from_before(self, loop: cst.CSTNode, component: Component) -> bool:
         """A graph value of the component computed before ``loop`` and read in it."""
-        inside = set(_all_nodes(loop))
+        inside = set(loops.walk(loop))
         bound_inside: Set[str] = set()
         for targets, _, node in self.bindings:
             if node in inside:
@@ -548,6 +565,9 @@ def graph_reads(node: Optional[cst.CSTNode]) -> Set[str]:
                 found.add(name)
             else:
                 stack.append(current.value)
+        elif isinstance(current, cst.Subscript):
+            # x[i]: the element carries x's graph; an index carries none.
+            stack.append(current.value)
         elif isinstance(current, cst.Call):
             if _cuts(current):
                 continue
@@ -625,7 +645,7 @@ def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda 
         if name in ("tuple", "list", "set", "dict"):
             return all(_clean_value(a.value, clean_name) for a in value.args)
         if _DATA_CALLEE.search(last):
-            return all(_clean_value(a.value, clean_name) or isinstance(a.value, cst.Name) for a in value.args)
+            return all(_clean_value(a.value, clean_name) or _plain_reference(a.value) for a in value.args)
     return False
 
 
@@ -645,7 +665,7 @@ def _graph_attributes(module: cst.Module) -> Set[str]:
     Configuration copied onto an object (``self.alpha = alpha``, a number) is not.
     """
     found: Set[str] = set()
-    for node in _all_nodes(module):
+    for node in loops.walk(module):
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
@@ -659,6 +679,13 @@ def _graph_attributes(module: cst.Module) -> Set[str]:
                 if isinstance(part, cst.Attribute) and not plain:
                     found.add(part.attr.value)
     return found
+
+
+def _plain_reference(node: cst.BaseExpression) -> bool:
+    """``loader``, ``self.loaders[mode]``, a keyword value: what a data callee is handed, not computed."""
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    return isinstance(node, (cst.Name, cst.BaseString, cst.Integer, cst.Float))
 
 
 def _is_true(node: cst.BaseExpression) -> bool:
@@ -691,7 +718,7 @@ def _single_assignment(scope: Scope, name: str) -> Optional[cst.BaseExpression]:
     """The value of ``name`` when ``scope`` (or the module, for a global) binds it exactly once, plainly."""
     values: List[cst.BaseExpression] = []
     other = False
-    for node in _all_nodes(scope):
+    for node in loops.walk(scope):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:
@@ -719,7 +746,7 @@ def _dict_entry(holder: cst.BaseExpression, key: str) -> Optional[cst.BaseExpres
 
 def _reads_of(scope: Scope, name: str) -> int:
     count = 0
-    for node in _all_nodes(scope):
+    for node in loops.walk(scope):
         if isinstance(node, cst.Name) and node.value == name:
             count += 1
     return count - 1  # its one binding
@@ -739,7 +766,7 @@ def _free_reads(node: cst.CSTNode) -> Set[str]:
 
 def _reads_names(node: cst.CSTNode) -> Set[str]:
     found: Set[str] = set()
-    for current in _all_nodes(node):
+    for current in loops.walk(node):
         if isinstance(current, cst.Name):
             found.add(current.value)
         elif isinstance(current, cst.Attribute):
@@ -747,14 +774,6 @@ def _reads_names(node: cst.CSTNode) -> Set[str]:
             if name is not None:
                 found.add(name)
     return found
-
-
-def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
 
 
 def _target_parts(target: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -768,7 +787,9 @@ def _target_parts(target: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def _target_names(target: cst.CSTNode) -> FrozenSet[str]:
-    return frozenset(p.value for p in _target_parts(target) if isinstance(p, cst.Name))
+    if not isinstance(target, cst.BaseExpression):
+        return frozenset()
+    return frozenset(name for name, _ in loops.target_names(target) if "." not in name)
 
 
 def _generators(comp_for: Optional[cst.CompFor]) -> Iterator[cst.CompFor]:
