@@ -487,7 +487,6 @@ class Body:
 
     def carried_into(self, loop: cst.CSTNode, component: Component, tensor: cst.CSTNode) -> bool:
         """A component name read in ``loop`` before the iteration binds it, and bound in it."""
-        tensor_nodes = {id(n) for n in loops.walk(tensor)}
         body = getattr(loop, "body", None)
         carried = loops.carried_names(body, getattr(loop, "test", None)) if body is not None else None
         if carried is None:
