@@ -50,7 +50,7 @@ from autofix.analysis.steps import (
     scopes,
 )
 from autofix.analysis.training import is_backward_call, qualified_names
-from autofix.rule import RuleContext
+from autofix.context import RuleContext
 
 Scope = Union[cst.Module, cst.FunctionDef]
 

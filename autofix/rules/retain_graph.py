@@ -6,11 +6,10 @@ import ast
 from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from autofix.analysis.names import children
 from autofix.analysis.retain import CARRIED, NEEDLESS, Flag, Retained, may_retain_graph, retained_calls
-from autofix.rule import Edit, Fix, Replace, Report, Rule, run_rule
+from autofix.rule import Edit, Fix, Replace, Report, Rule
 from autofix.rules.carried_state import CarriedState
 from autofix.types import Applicability, Expectation
 
@@ -121,7 +120,6 @@ class RetainGraph(Rule):
     SUMMARY = "`retain_graph=True` that nothing re-uses, or that hides state carried across iterations"
     MESSAGE = "retain_graph=True keeps a graph that no later backward() uses"
     TRIGGERS = ("retain_graph",)
-    METADATA_DEPENDENCIES = (PositionProvider,)
     # Dropping a needless flag: identical gradients. With carried state, the
     # original's graph grows (or it fails once a step changed the weights).
     EXPECTATION = Expectation.REPAIRED
@@ -173,7 +171,7 @@ class RetainGraph(Rule):
 
     def _detach_edits(self, retained: Retained) -> Optional[Tuple[bool, Optional[Tuple[Edit, ...]]]]:
         """Whether AF102 reports carried state in the loop, and its fix there (None: it has none)."""
-        reports: Sequence[Report] = self.context.fact("AF106.carried_state", lambda: run_rule(CarriedState, self.context))
+        reports: Sequence[Report] = self.context.fact("AF106.carried_state", self._carried_state_reports)
         loop = retained.loop
         if loop is None:
             return None
@@ -187,6 +185,12 @@ class RetainGraph(Rule):
                 return True, None
             edits.extend(report.fix.edits)
         return True, tuple(edits)
+
+    def _carried_state_reports(self) -> Sequence[Report]:
+        # AF102's own findings and fixes, whether or not AF102 is selected.
+        rule = CarriedState(self.context)
+        rule.check()
+        return rule.reports
 
     def _tensor_text(self, retained: Retained) -> str:
         node = retained.tensor if retained.tensor is not None else retained.call
