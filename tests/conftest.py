@@ -1,3 +1,6 @@
+import sys
+from pathlib import Path
+
 import pytest
 
 
@@ -13,9 +16,6 @@ def pytest_addoption(parser):
 @pytest.fixture
 def update_goldens(request):
     return request.config.getoption("--update-goldens")
-
-import sys
-from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
