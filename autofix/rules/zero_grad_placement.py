@@ -5,12 +5,12 @@ from __future__ import annotations
 import ast
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from autofix.analysis import screen
-from autofix.analysis.names import dotted_name, iter_calls, method_call
+from autofix.analysis.names import children, dotted_name, iter_calls, method_call
 from autofix.analysis.steps import (
     Line,
     backward_holders,
@@ -381,17 +381,13 @@ class ZeroGradPlacement(Rule):
     def _all_zero_grad_targets(self, module: cst.Module) -> Set[str]:
         """What the module zeroes anywhere; ``*`` when it touches ``.grad`` by hand."""
         found: Set[str] = set()
-        context = self.context
-
-        class Visitor(cst.CSTVisitor):
-            def visit_Call(self, call: cst.Call) -> None:
-                mc = method_call(call)
-                if mc is not None and mc[1] == "zero_grad":
-                    found.add(dotted_name(mc[0]) or "*")
-                elif any(n.endswith("zero_grad") for n in qualified_names(context, call.func)):
-                    found.add("*")
-
-        module.visit(Visitor())
+        for call in _nodes(module, cst.Call):
+            assert isinstance(call, cst.Call)
+            mc = method_call(call)
+            if mc is not None and mc[1] == "zero_grad":
+                found.add(dotted_name(mc[0]) or "*")
+            elif any(n.endswith("zero_grad") for n in qualified_names(self.context, call.func)):
+                found.add("*")
         if _touches_grad(module, writes_only=True):
             found.add("*")
         return found
@@ -480,22 +476,31 @@ def _accumulation_test(test: cst.BaseExpression) -> bool:
     return bool(found)
 
 
+def _nodes(node: cst.CSTNode, kind: Union[type, Tuple[type, ...]]) -> Iterator[cst.CSTNode]:
+    """Every node of ``kind`` under ``node``, nested functions included.
+
+    Reads the fields directly (:func:`autofix.analysis.names.children`): a LibCST
+    visitor pass costs a copy and a visit of every whitespace token, which made
+    this the largest cost of checking a short script.
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            yield current
+        stack.extend(children(current))
+
+
 def _touches_grad(node: cst.CSTNode, writes_only: bool = False) -> bool:
-    found: List[cst.CSTNode] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Attribute(self, n: cst.Attribute) -> None:
+    for n in _nodes(node, (cst.Attribute, cst.AssignTarget, cst.Call)):
+        if isinstance(n, cst.Attribute):
             if n.attr.value == "grad" and not writes_only:
-                found.append(n)
-
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+                return True
+        elif isinstance(n, cst.AssignTarget):
             if isinstance(n.target, cst.Attribute) and n.target.attr.value == "grad":
-                found.append(n)
-
-        def visit_Call(self, n: cst.Call) -> None:
+                return True
+        else:
             mc = method_call(n)
             if mc is not None and mc[1] in ("zero_", "fill_") and isinstance(mc[0], cst.Attribute) and mc[0].attr.value == "grad":
-                found.append(n)
-
-    node.visit(Visitor())
-    return bool(found)
+                return True
+    return False
