@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+from test_af105 import _fixed_scripts, run_fixed_script
+
 from autofix.api import fix_source
 from autofix.types import Options
 
@@ -67,8 +69,14 @@ _fixes = [
     pytest.param(
         """
         class CharModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(8, 16)
+                self.head = nn.Linear(16, 4)
+
             def forward(self, x, hidden):
-                return x, hidden
+                out, hidden = self.lstm(x, hidden)
+                return self.head(out), hidden
 
         model = CharModel()
         opt = torch.optim.Adam(model.parameters())
@@ -79,8 +87,8 @@ _fixes = [
             loss.backward()
             opt.step()
         """,
-        ["    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)\n"],
-        id="unknown model state gets tuple-aware code",
+        ["    hidden = tuple(t.detach() for t in hidden)\n"],
+        id="state unpacked from a custom model whose forward returns an LSTM's (h, c)",
     ),
     pytest.param(
         """
@@ -188,6 +196,28 @@ def test_fixes(src, expected):
         assert fragment in fixed, fixed
     again = fix_source(result.fixed, "t.py", Options(select=("AF102",)))
     assert again.findings == () and again.fixed == result.fixed
+
+
+def test_unknown_state_is_reported_without_a_fix():
+    # The model's forward hands back whatever it was given: a dict, a number, an object.
+    src = """
+    class Passthrough(nn.Module):
+        def forward(self, x, memory):
+            return x, memory
+
+    model = Passthrough()
+    opt = torch.optim.Adam(model.parameters())
+    memory = model.init_memory(4)
+    for x, y in loader:
+        logits, memory = model(x, memory)
+        logits.sum().backward()
+        opt.step()
+    """
+    source, result = run(src)
+    assert [f.code for f in result.findings] == ["AF102"]
+    assert result.findings[0].fix is None
+    assert "(no fix: `memory` is not known to be a tensor" in result.findings[0].message
+    assert result.fixed.decode() == source
 
 
 def test_retain_graph_makes_the_fix_unsafe():
@@ -499,3 +529,9 @@ def _carried(src: str):
 )
 def test_carried_names(src, expected):
     assert _carried(src) == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _fixed_scripts("AF102"))
+def test_fixed_corpus_script_runs(case):
+    run_fixed_script(case)

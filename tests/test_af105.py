@@ -299,3 +299,34 @@ def test_noop(src):
     source, result = run(src)
     assert result.findings == ()
     assert result.fixed.decode() == source
+
+
+# --------------------------------------------------------------------------- fixed scripts run
+
+
+def _fixed_scripts(code: str):
+    from corpus_cases import cases
+
+    return [pytest.param(case, id=case.id) for case in cases(code) if case.fixed_path.exists()]
+
+
+def run_fixed_script(case) -> None:
+    """A fix must never make code raise: the fixed corpus script runs to the end."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    done = subprocess.run(
+        [sys.executable, str(case.fixed_path)],
+        cwd=case.fixed_path.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _fixed_scripts("AF105"))
+def test_fixed_corpus_script_runs(case):
+    run_fixed_script(case)

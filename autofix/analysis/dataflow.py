@@ -24,7 +24,7 @@ helpers whose body detaches (``repackage_hidden``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -53,25 +53,172 @@ CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
 Label = Tuple
 
 
+#: What a value may be at run time. ``kinds`` of a :class:`Val` is a set of these;
+#: the empty set means unknown. A fix may only touch values whose kinds it knows.
+TENSOR = "tensor"
+NUMBER = "number"
+TENSORS = "tensors"  # a tuple or list of tensors (``(h, c)``, ``x.chunk(2)``)
+NUMBERS = "numbers"  # a tuple or list of Python numbers
+TENSOR_LIST = "tensor-list"  # a list of tensors
+TENSOR_DICT = "tensor-dict"  # a dict whose values are tensors
+DICT = "dict"  # any other mapping
+NONE = "none"
+ITEMS = "items"  # a ``(key, tensor)`` pair of ``d.items()`` or ``enumerate(tensors)``
+OTHER = "other"  # strings, booleans, objects: nothing a fix may detach
+#: A kind is one of the names above, or a tuple of the kinds of a tuple's elements
+#: (``out, (h, c) = lstm(x)`` unpacks ``(tensor, tensors)``).
+Kind = Union[str, Tuple["Kinds", ...]]
+Kinds = FrozenSet[Kind]
+UNKNOWN: Kinds = frozenset()
+
+
+def join_kinds(a: Kinds, b: Kinds) -> Kinds:
+    """Either kind; unknown when either side is unknown."""
+    if not a or not b:
+        return UNKNOWN
+    return a | b
+
+
 @dataclass(frozen=True)
 class Val:
     level: int = CLEAN_LEVEL
     labels: FrozenSet[Label] = frozenset()
+    kinds: Kinds = UNKNOWN
 
     def join(self, other: "Val") -> "Val":
         if other is self:
             return self
-        return Val(max(self.level, other.level), self.labels | other.labels)
+        return Val(max(self.level, other.level), self.labels | other.labels, join_kinds(self.kinds, other.kinds))
 
     def computed(self) -> "Val":
         """The value of an operation on this one: a leaf operand yields a graph."""
-        return Val(GRAPH if self.level else CLEAN_LEVEL, self.labels)
+        return Val(GRAPH if self.level else CLEAN_LEVEL, self.labels, self.kinds)
 
     def with_labels(self, labels: Iterable[Label]) -> "Val":
-        return Val(self.level, self.labels | frozenset(labels))
+        return Val(self.level, self.labels | frozenset(labels), self.kinds)
+
+    def join_graph(self, other: "Val") -> "Val":
+        """This value's kinds with the graph of ``self`` and ``other`` together."""
+        return Val(max(self.level, other.level), self.labels | other.labels, self.kinds)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kinds == {TENSOR}
 
 
 CLEAN = Val()
+_TENSOR_KIND: Kinds = frozenset({TENSOR})
+_NUMBER_KIND: Kinds = frozenset({NUMBER})
+_OTHER_KIND: Kinds = frozenset({OTHER})
+_NONE_KIND: Kinds = frozenset({NONE})
+
+
+def tuple_parts(kinds: Kinds) -> Optional[Tuple[Kinds, ...]]:
+    """The element kinds of a value known to be one tuple of known shape."""
+    if len(kinds) == 1:
+        (only,) = kinds
+        if isinstance(only, tuple):
+            return only
+    return None
+
+
+def element_kinds(kinds: Kinds) -> Kinds:
+    """The kinds of an element (an index, an unpacked part, an iteration) of a value."""
+    parts = tuple_parts(kinds)
+    if parts is not None:
+        joined = parts[0] if parts else UNKNOWN
+        for part in parts[1:]:
+            joined = join_kinds(joined, part)
+        return joined
+    if kinds == _TENSOR_KIND or (bool(kinds) and kinds <= {TENSORS, TENSOR_LIST, TENSOR_DICT}):
+        return _TENSOR_KIND
+    if kinds == {NUMBERS}:
+        return _NUMBER_KIND
+    return UNKNOWN
+
+
+def _arithmetic_kinds(values: Sequence[Val]) -> Kinds:
+    # An operation with a tensor operand is a tensor; numbers only make a number.
+    if any(v.is_tensor for v in values):
+        return _TENSOR_KIND
+    if values and all(v.kinds == _NUMBER_KIND for v in values):
+        return _NUMBER_KIND
+    return UNKNOWN
+
+
+def _sequence_kinds(node: cst.BaseExpression, values: Sequence[Val]) -> Kinds:
+    if not values or any(isinstance(e, cst.StarredElement) for e in getattr(node, "elements", ())):
+        return frozenset({OTHER}) if not values else UNKNOWN
+    if isinstance(node, cst.Set):
+        return _OTHER_KIND
+    if all(v.is_tensor for v in values):
+        return frozenset({TENSORS if isinstance(node, cst.Tuple) else TENSOR_LIST})
+    if all(v.kinds == _NUMBER_KIND for v in values):
+        return frozenset({NUMBERS})
+    if isinstance(node, cst.Tuple) and all(v.kinds for v in values):
+        return frozenset({tuple(v.kinds for v in values)})
+    return UNKNOWN
+
+
+# Tensor methods and torch functions whose result is not one tensor.
+_TUPLE_RESULTS = {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+                  "broadcast_tensors"}
+_MAYBE_NAMED_TUPLE = {"max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue", "std_mean",
+                      "var_mean", "unique", "svd", "qr", "eig", "eigh", "slogdet", "lu", "aminmax", "histogram",
+                      "cummax", "cummin", "frexp", "where", "lstsq"}
+_NOT_TENSOR_RESULTS = {"is_tensor", "numel", "manual_seed", "no_grad", "enable_grad", "device", "Size",
+                       "get_rng_state", "is_grad_enabled", "save", "load", "set_grad_enabled", "compile"}
+_NON_TENSOR_METHODS = {"item": _NUMBER_KIND, "tolist": UNKNOWN, "numpy": _OTHER_KIND, "size": UNKNOWN,
+                       "dim": _NUMBER_KIND, "numel": _NUMBER_KIND, "element_size": _NUMBER_KIND,
+                       "data_ptr": _NUMBER_KIND, "get_device": _NUMBER_KIND, "is_contiguous": _OTHER_KIND,
+                       "type": UNKNOWN, "__len__": _NUMBER_KIND, "keys": _OTHER_KIND,
+                       "is_floating_point": _OTHER_KIND, "state_dict": _OTHER_KIND}
+_NUMBER_FUNCTIONS = {"float", "int", "len", "round", "math.isfinite", "math.isnan", "hash", "id"}
+_NN_OUTPUT_KINDS: Dict[str, Kinds] = {"RNN": frozenset({TENSORS}), "GRU": frozenset({TENSORS}),
+                                      "LSTM": frozenset({(_TENSOR_KIND, frozenset({TENSORS}))}),
+                                      "LSTMCell": frozenset({TENSORS}), "RNNCell": _TENSOR_KIND,
+                                      "GRUCell": _TENSOR_KIND, "MultiheadAttention": frozenset({TENSORS})}
+
+
+def _torch_kinds(torch_fn: Optional[str], call: cst.Call) -> Kinds:
+    """What a ``torch.*`` function returns (unknown for anything else)."""
+    if torch_fn is None:
+        return UNKNOWN
+    last = torch_fn.rsplit(".", 1)[-1]
+    if last in _TUPLE_RESULTS:
+        return frozenset({TENSORS})
+    if last in _NOT_TENSOR_RESULTS or last[:1].isupper():
+        return UNKNOWN
+    if last in _MAYBE_NAMED_TUPLE and (len(call.args) > 1 or last not in {"max", "min", "median"}):
+        return UNKNOWN
+    return _TENSOR_KIND
+
+
+def _method_kinds(method: str, receiver: Val, call: cst.Call) -> Kinds:
+    """What ``receiver.method(...)`` returns, when the receiver is known to be a tensor."""
+    if method == "item":
+        return _NUMBER_KIND
+    if not receiver.is_tensor:
+        return UNKNOWN
+    if method in _NON_TENSOR_METHODS:
+        return _NON_TENSOR_METHODS[method]
+    if method in _TUPLE_RESULTS:
+        return frozenset({TENSORS})
+    if method in _MAYBE_NAMED_TUPLE and (call.args or method not in {"max", "min", "median"}):
+        return UNKNOWN
+    return _TENSOR_KIND
+
+
+def _container_kinds(func_name: str, args: Sequence[Val]) -> Kinds:
+    if func_name in ("tuple", "list") and len(args) == 1:
+        parts = element_kinds(args[0].kinds)
+        if parts == _TENSOR_KIND:
+            return frozenset({TENSORS if func_name == "tuple" else TENSOR_LIST})
+        if parts == _NUMBER_KIND:
+            return frozenset({NUMBERS})
+    if func_name == "dict":
+        return frozenset({DICT})
+    return UNKNOWN
 
 # One vocabulary for every rule: what cuts the graph and what keeps it.
 _BREAKING_METHODS = CUT_METHODS | NON_TENSOR_METHODS
@@ -114,6 +261,10 @@ class ModuleFacts:
     class_attr_kind: Dict[Tuple[str, str], str] = field(default_factory=dict)
     #: the name ``torch`` is bound to at module level (``th`` for ``import torch as th``)
     torch_alias: Optional[str] = None
+    #: functions defined at the top level of the file, by name
+    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: (class name, method name) → the method, inherited ones included for classes of the file
+    methods: Dict[Tuple[str, str], cst.FunctionDef] = field(default_factory=dict)
 
 
 def nn_kind_of(facts: ModuleFacts, callee: str) -> Optional[str]:
@@ -178,6 +329,25 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                                 alias.asname.name.value if alias.asname is not None else "torch"
                             )
 
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            facts.functions[stmt.name.value] = stmt
+    by_name = {cls.name.value: cls for cls in classes}
+
+    def add_methods(owner: str, cls: cst.ClassDef, seen: Set[str]) -> None:
+        # Own methods first, then those of the file's base classes it does not override.
+        seen.add(cls.name.value)
+        for stmt in loops.block_statements(cls.body):
+            if isinstance(stmt, cst.FunctionDef):
+                facts.methods.setdefault((owner, stmt.name.value), stmt)
+        for base in cls.bases:
+            base_name = (dotted_name(base.value) or "").rsplit(".", 1)[-1]
+            if base_name in by_name and base_name not in seen:
+                add_methods(owner, by_name[base_name], seen)
+
+    for cls in classes:
+        add_methods(cls.name.value, cls, set())
+
     for cls in classes:
         for node in _walk(cls.body):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
@@ -191,6 +361,12 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             value = _unwrap_module_expr(node.value)
+            instance_of = _instance_class(value, by_name)
+            if instance_of is not None:
+                for target in targets:
+                    name = dotted_name(target)
+                    if name is not None:
+                        facts.instance_class.setdefault(name, instance_of)
             kind = _constructed(context, value, facts)
             for target in targets:
                 name = dotted_name(target)
@@ -222,6 +398,27 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
             elif kind == "inplace":
                 facts.inplace_detach_helpers.add(node.name.value)
     return facts
+
+
+def _instance_class(value: cst.BaseExpression, classes: Dict[str, cst.ClassDef]) -> Optional[str]:
+    """The class of the file that ``value`` builds: ``Meter()``, ``{k: Meter() for k in ...}``,
+    ``defaultdict(Meter)`` (containers of instances count: their elements share the methods)."""
+    if isinstance(value, cst.DictComp):
+        return _instance_class(value.value, classes)
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return _instance_class(value.elt, classes)
+    if isinstance(value, cst.Dict) and value.elements:
+        found = {_instance_class(e.value, classes) for e in value.elements if isinstance(e, cst.DictElement)}
+        return found.pop() if len(found) == 1 else None
+    if not isinstance(value, cst.Call):
+        return None
+    name = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
+    if name in classes:
+        return name
+    if name == "defaultdict" and value.args:
+        factory = (dotted_name(value.args[0].value) or "").rsplit(".", 1)[-1]
+        return factory if factory in classes else None
+    return None
 
 
 def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleFacts) -> Optional[str]:
@@ -326,8 +523,21 @@ def _join_states(a: State, b: State) -> State:
 class GraphFlow:
     """The analysis of one scope (a function body, or the module's top level)."""
 
-    def __init__(self, context: RuleContext, scope: cst.CSTNode, in_module_class: bool, in_class: bool) -> None:
+    def __init__(
+        self,
+        context: RuleContext,
+        scope: cst.CSTNode,
+        in_module_class: bool,
+        in_class: bool,
+        class_name: Optional[str] = None,
+        param_values: Optional[Dict[str, Val]] = None,
+    ) -> None:
         self.context = context
+        self.class_name = class_name
+        #: what each parameter holds on entry (a summary gives each one a label of its own)
+        self.param_values = param_values or {}
+        #: what the scope returns, joined over its ``return`` statements (None: it never returns a value)
+        self.returned: Optional[Val] = None
         self.facts = module_facts(context)
         self.disabled = grad_disabled_nodes(context)
         self.scope = scope
@@ -338,6 +548,8 @@ class GraphFlow:
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
         self.loop_end: Dict[cst.CSTNode, State] = {}
+        #: what each loop's first iteration starts from (joined over the times it is entered)
+        self.loop_entry: Dict[cst.CSTNode, State] = {}
         #: labels flowing out of the scope: returned, yielded, stored on objects, passed to unknown calls
         self.escaped: Set[Label] = set()
         self.none_names: Set[str] = set()
@@ -356,7 +568,10 @@ class GraphFlow:
         if isinstance(self.scope, cst.FunctionDef):
             for param in _params(self.scope):
                 self.params.add(param.name.value)
-                state[param.name.value] = Val(GRAPH) if param.name.value in self._backward_names else CLEAN
+                if param.name.value in self.param_values:
+                    state[param.name.value] = self.param_values[param.name.value]
+                else:
+                    state[param.name.value] = Val(GRAPH) if param.name.value in self._backward_names else CLEAN
                 if isinstance(param.default, cst.Name) and param.default.value == "None":
                     self.none_names.add(param.name.value)
             if self.scope.body in self.disabled:
@@ -413,6 +628,11 @@ class GraphFlow:
                 # ``if h is not None:`` — on the other path ``h`` is None, no graph.
                 name, is_none = none_test
                 (when_true if is_none else when_false)[name] = CLEAN
+            tensor_test = _tensor_test(self.context, stmt.test)
+            if tensor_test is not None:
+                # ``if torch.is_tensor(v): v = v.item()`` — where it is no tensor it holds no graph.
+                name, is_tensor = tensor_test
+                (when_false if is_tensor else when_true)[name] = CLEAN
             after_body = self._block(loops.block_statements(stmt.body), when_true)
             if stmt.orelse is None:
                 return _join_states(when_false, after_body)
@@ -458,6 +678,7 @@ class GraphFlow:
         if carried is None:
             test = loop.test if isinstance(loop, cst.While) else None
             carried = self.carried[loop] = loops.carried_names(loop.body, test)
+        self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):
@@ -465,8 +686,7 @@ class GraphFlow:
             for name in carried.names:
                 head[name] = self._read(name, head).with_labels([("carry", loop, name)])
             if isinstance(loop, cst.For):
-                iterated = self._expr(loop.iter, head)
-                self._bind(loop.target, iterated, head, loop)
+                self._bind(loop.target, self._iterated(loop.iter, head), head, loop)
             else:
                 self._expr(loop.test, head)
             self._loops.append(loop)
@@ -521,7 +741,9 @@ class GraphFlow:
             self._expression_statement(small.value, line, state)
             return state
         if isinstance(small, cst.Return) and small.value is not None:
-            self.escaped.update(self._expr(small.value, state).labels)
+            returned = self._expr(small.value, state)
+            self.escaped.update(returned.labels)
+            self.returned = returned if self.returned is None else self.returned.join(returned)
             self._returns.append(dict(state))
             return state
         if isinstance(small, cst.Continue) and self._continues:
@@ -548,6 +770,10 @@ class GraphFlow:
             added = value.right
         elif dotted_name(value.right) == name:
             added = value.left
+        elif _reads_arithmetically(value.right, name) and not _reads_arithmetically(value.left, name):
+            added = value.left  # ``ema = (1 - a) * loss + a * ema``
+        elif _reads_arithmetically(value.left, name) and not _reads_arithmetically(value.right, name):
+            added = value.right  # ``ema = a * ema + (1 - a) * loss``
         else:
             return False
         added_value = self._expr(added, state)
@@ -575,6 +801,9 @@ class GraphFlow:
                     self.escaped.update(value.labels)
                 self._assign(name, current.join(value), state, line)
                 return
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and self._loops:
+            if self._method_accumulation(expr, line, state):
+                return
         if isinstance(expr, cst.Call):
             func_name = dotted_name(expr.func) or ""
             last = func_name.rsplit(".", 1)[-1]
@@ -584,6 +813,32 @@ class GraphFlow:
                     self._assign(target, CLEAN, state, line)
                     return
         self._expr(expr, state)
+
+    def _method_accumulation(self, call: cst.Call, line: cst.CSTNode, state: State) -> bool:
+        """``meter.update(loss)`` where the method adds its argument into ``self.*``: an accumulation
+        into ``meter`` (the method's summary says which arguments it keeps)."""
+        target = self._callee(call.func)
+        if target is None or target[1] is None:
+            return False
+        func, cls = target
+        summary = function_summary(self.context, func, cls)
+        if summary is None or not summary.accumulated:
+            return False
+        assert isinstance(call.func, cst.Attribute)
+        owner = call.func.value
+        owner_name = dotted_name(owner.value if isinstance(owner, cst.Subscript) else owner)
+        if owner_name is None or owner_name == "self":
+            return False
+        self._expr(call, state)
+        for param, arg in bind_arguments(func, call, is_method=True).items():
+            if param in summary.accumulated:
+                self._record_accumulation(line, owner_name, arg, self._expr(arg, state), "method", state)
+        return True
+
+    def _fresh_in_iteration(self, name: str) -> bool:
+        """``name`` is rebuilt in each iteration of the innermost loop before anything reads it."""
+        carried = self.carried.get(self._loops[-1])
+        return carried is not None and name in carried.assignments and name not in carried.first_read
 
     def _record_accumulation(
         self, line: cst.CSTNode, name: str, added: cst.BaseExpression, value: Val, kind: str, state: State
@@ -615,9 +870,15 @@ class GraphFlow:
             values = None
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
                 values = [self._expr(e.value, dict(state)) for e in value_node.elements]
+            parts = [Val(value.level, value.labels, element_kinds(value.kinds))] * len(elements)
+            shape = tuple_parts(value.kinds)
+            if shape is not None and len(shape) == len(elements):
+                parts = [Val(value.level, value.labels, part) for part in shape]
+            if value.kinds == {ITEMS} and len(elements) == 2:
+                parts = [Val(kinds=_OTHER_KIND), Val(value.level, value.labels, _TENSOR_KIND)]
             for index, element in enumerate(elements):
                 part_node = value_node.elements[index].value if values is not None else None
-                self._bind(element, values[index] if values is not None else value, state, stmt, part_node)
+                self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
             return
         if isinstance(target, cst.StarredElement):
             self._bind(target.value, value, state, stmt)
@@ -625,7 +886,17 @@ class GraphFlow:
         if isinstance(target, cst.Subscript):
             name = dotted_name(target.value)
             if name is not None:
-                self._assign(name, self._read(name, state).join(value), state, stmt)
+                container = self._read(name, state)
+                kinds = container.kinds
+                if kinds == {TENSOR_DICT} and not value.is_tensor:
+                    kinds = frozenset({DICT})
+                elif not (kinds <= {TENSOR, DICT, TENSOR_DICT} and kinds):
+                    kinds = UNKNOWN  # a list of tensors with a number stored in it, ...
+                if value_node is not None and self._loops and value.level == GRAPH and not self._fresh_in_iteration(name):
+                    # ``log[step] = loss``: kept across iterations unless ``log`` is rebuilt in each.
+                    self._record_accumulation(stmt, name, value_node, value, "store", state)
+                    container = container.with_labels([("acc", name)])
+                self._assign(name, Val(kinds=kinds).join_graph(container.join(value)), state, stmt)
             return
         name = dotted_name(target)
         if name is None:
@@ -638,10 +909,13 @@ class GraphFlow:
 
     def _assign(self, name: str, value: Val, state: State, stmt: cst.CSTNode) -> None:
         if self._nograd:
-            value = CLEAN
+            value = Val(kinds=value.kinds)
         elif name in self._backward_names and value.level < GRAPH:
             # ``.backward()`` is called on it: it holds a graph whatever we inferred.
-            value = Val(GRAPH, value.labels)
+            value = Val(GRAPH, value.labels, value.kinds)
+        if name in self._backward_names and not self._nograd:
+            # ... and it is a tensor: nothing else has ``backward()``.
+            value = Val(value.level, value.labels, _TENSOR_KIND)
         for key in [k for k in state if k.startswith(name + ".")]:
             del state[key]
         state[name] = value
@@ -651,15 +925,17 @@ class GraphFlow:
         if name in state:
             return state[name]
         if name in self.facts.leaves:
-            return Val(LEAF)
+            return Val(LEAF, kinds=_TENSOR_KIND)
         if "." in name:
             base, attr = name.rsplit(".", 1)
             if attr in _BREAKING_ATTRIBUTES:
                 return CLEAN
             if attr in {"weight", "bias"} and (base in self.facts.modules or base.startswith("self.")):
-                return Val(LEAF)
+                return Val(LEAF, kinds=_TENSOR_KIND)
             if base in state:
-                return state[base]
+                owner = state[base]
+                # ``x.T`` of a tensor is a tensor; ``out.logits`` of anything else is unknown.
+                return owner if owner.is_tensor else Val(owner.level, owner.labels)
         return CLEAN
 
     # ----------------------------------------------------------------- expressions
@@ -682,33 +958,52 @@ class GraphFlow:
             for child in loops.children(node):
                 if isinstance(child, (cst.BaseExpression, cst.ComparisonTarget, cst.FormattedStringExpression)):
                     self._scan(child, state)
-            return CLEAN
+            if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+                return Val(kinds=_NUMBER_KIND)
+            return CLEAN if isinstance(node, cst.Comparison) else Val(kinds=_OTHER_KIND)
         if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)):
             if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
                 self._expr(node.expression, state)
                 return CLEAN
             parts = [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.expression]
-            return _join_all(self._expr(p, state) for p in parts).computed()
+            values = [self._expr(p, state) for p in parts]
+            return Val(kinds=_arithmetic_kinds(values)).join_graph(_join_all(values)).computed()
         if isinstance(node, cst.Subscript):
             value = self._expr(node.value, state)
             for element in node.slice:
                 self._scan(element, state)
-            return value.computed() if value.level == LEAF else value
+            sliced = any(isinstance(e.slice, cst.Slice) for e in node.slice)
+            kinds = value.kinds if sliced and value.kinds <= {TENSOR, TENSORS, TENSOR_LIST} else element_kinds(value.kinds)
+            shape = tuple_parts(value.kinds)
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            if shape is not None and isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+                position = int(index.value.evaluated_value)
+                kinds = shape[position] if position < len(shape) else UNKNOWN
+            return Val(GRAPH if value.level == LEAF else value.level, value.labels, kinds)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-            return _join_all(self._expr(e.value, state) for e in node.elements)
+            values = [self._expr(e.value, state) for e in node.elements]
+            return Val(kinds=_sequence_kinds(node, values)).join_graph(_join_all(values))
         if isinstance(node, cst.Dict):
-            return _join_all(
+            values = [
                 self._expr(e.value, state) for e in node.elements if isinstance(e, (cst.DictElement, cst.StarredDictElement))
-            )
+            ]
+            every_tensor = all(isinstance(e, cst.DictElement) for e in node.elements) and all(v.is_tensor for v in values)
+            kinds = frozenset({TENSOR_DICT if values and every_tensor else DICT})
+            return Val(kinds=kinds).join_graph(_join_all(values))
         if isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)):
             inner = dict(state)
             comp = node.for_in
             while comp is not None:
-                self._bind(comp.target, self._expr(comp.iter, inner), inner, comp)
+                self._bind(comp.target, self._iterated(comp.iter, inner), inner, comp)
                 comp = comp.inner_for_in
             if isinstance(node, cst.DictComp):
-                return self._expr(node.value, inner)
-            return self._expr(node.elt, inner)
+                entry = self._expr(node.value, inner)
+                return Val(kinds=frozenset({TENSOR_DICT if entry.is_tensor else DICT})).join_graph(entry)
+            element = self._expr(node.elt, inner)
+            if isinstance(node, cst.ListComp):
+                listed = TENSOR_LIST if element.is_tensor else NUMBERS if element.kinds == _NUMBER_KIND else OTHER
+                return Val(kinds=frozenset({listed})).join_graph(element)
+            return Val(kinds=_OTHER_KIND).join_graph(element)
         if isinstance(node, cst.IfExp):
             self._expr(node.test, state)
             return self._expr(node.body, state).join(self._expr(node.orelse, state))
@@ -724,6 +1019,26 @@ class GraphFlow:
                 self.escaped.update(value.labels)
             return value
         return _join_all(self._expr(c, state) for c in loops.children(node) if isinstance(c, cst.BaseExpression))
+
+    def _iterated(self, iterable: cst.BaseExpression, state: State) -> Val:
+        """One element of ``for target in iterable``."""
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value in ("items", "values")
+            and not iterable.args
+        ):
+            mapping = self._expr(iterable.func.value, state)
+            entry = _TENSOR_KIND if mapping.kinds == {TENSOR_DICT} else UNKNOWN
+            if iterable.func.attr.value == "items":
+                # ``(key, value)`` pairs: a tuple whose second part is the entry.
+                return Val(mapping.level, mapping.labels, frozenset({ITEMS}) if entry else UNKNOWN)
+            return Val(mapping.level, mapping.labels, entry)
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "enumerate" and iterable.args:
+            inner = self._iterated(iterable.args[0].value, state)
+            return Val(inner.level, inner.labels, frozenset({ITEMS}) if inner.is_tensor else UNKNOWN)
+        value = self._expr(iterable, state)
+        return Val(value.level, value.labels, element_kinds(value.kinds))
 
     def _scan(self, node: cst.CSTNode, state: State) -> None:
         """Evaluate sub-expressions for their side effects (backward calls) only."""
@@ -744,60 +1059,195 @@ class GraphFlow:
             if previous is not None:
                 target = previous.value.join(target)
             self.backwards[call] = Backward(call, target, tuple(self._loops), retain)
-            return CLEAN
+            return Val(kinds=_NONE_KIND)
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""
         if qnames & {"torch.autograd.grad", "torch.autograd.functional.jacobian"}:
             self.backwards[call] = Backward(call, args[0] if args else CLEAN, tuple(self._loops), True)
-            return Val(GRAPH) if keyword(call, "create_graph") is not None else CLEAN
+            level = GRAPH if keyword(call, "create_graph") is not None else CLEAN_LEVEL
+            return Val(level, kinds=frozenset({TENSORS}))
         torch_fn = next((q for q in qnames if q.startswith("torch.")), None)
         last = func_name.rsplit(".", 1)[-1] if func_name else ""
         if _is_true(keyword(call, "requires_grad")) or last == "Parameter":
-            return Val(LEAF)
+            return Val(LEAF, kinds=_TENSOR_KIND)
+        kinds = _torch_kinds(torch_fn, call)
 
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver_name = dotted_name(func.value)
             receiver = self._expr(func.value, state)
             if method == "requires_grad_":
-                return Val(LEAF)
-            if method in _BREAKING_METHODS or _is_detach_helper(method, self.facts):
-                return CLEAN
+                return Val(LEAF, kinds=_TENSOR_KIND)
+            if _is_detach_helper(method, self.facts):
+                # ``repackage_hidden(h)`` and ``h.detach()`` keep the structure they are given.
+                return Val(kinds=receiver.kinds if method in ("detach", "detach_") else joined.kinds)
+            if method in _BREAKING_METHODS:
+                return Val(kinds=_method_kinds(method, receiver, call))
             if torch_fn is not None and torch_fn.rsplit(".", 1)[-1] in _TORCH_BREAKING:
-                return CLEAN
+                return Val(kinds=kinds)
             if receiver_name is not None and self._is_module(receiver_name):
                 if method == "forward":
-                    return self._module_call(call, joined)
+                    return self._module_call(call, joined, receiver_name)
                 if method.startswith(_MODULE_NONGRAPH_PREFIXES) or method in _MODULE_HINT_METHODS:
                     return CLEAN
-                return self._module_call(call, joined)
+                summarised = self._summarised_call(call, joined, state)
+                if summarised is not None and summarised.level == GRAPH:
+                    return summarised
+                return self._module_call(call, joined, None)
             if self._is_module(func_name):
-                return self._module_call(call, joined)
+                return self._module_call(call, joined, func_name)
+            summarised = self._summarised_call(call, joined, state)
+            if summarised is not None:
+                return summarised
             if torch_fn is None and receiver.level == CLEAN_LEVEL and receiver_name is not None:
                 # A method of something that is not a tensor: logging, dicts, lists.
                 if method not in _DISPLAY_METHODS:
                     self.escaped.update(joined.labels)
-            return receiver.join(joined).computed()
+            if torch_fn is None:
+                kinds = _method_kinds(method, receiver, call)
+            return Val(kinds=kinds).join_graph(receiver.join(joined)).computed()
 
         if func_name in _BREAKING_FUNCTIONS or _is_detach_helper(last, self.facts):
-            return CLEAN
+            if func_name in _BREAKING_FUNCTIONS:
+                return Val(kinds=_NUMBER_KIND if func_name in _NUMBER_FUNCTIONS else _OTHER_KIND)
+            return Val(kinds=joined.kinds)
         if torch_fn is not None and torch_fn.rsplit(".", 1)[-1] in _TORCH_BREAKING:
-            return CLEAN
+            return Val(kinds=kinds)
         if func_name in _CONTAINER_FUNCTIONS:
-            return joined
-        if self._is_module(func_name) or (func_name == "self" and self.in_module_class):
-            return self._module_call(call, joined)
+            return Val(kinds=_container_kinds(func_name, args)).join_graph(joined)
+        if self._is_module(func_name):
+            return self._module_call(call, joined, func_name)
+        if func_name == "self" and self.in_module_class:
+            return self._module_call(call, joined, "self")
+        summarised = self._summarised_call(call, joined, state)
+        if summarised is not None:
+            return summarised
         if torch_fn is None and func_name not in _DISPLAY_FUNCTIONS:
             self.escaped.update(joined.labels)
-        return joined.computed()
+        if func_name in ("sum", "max", "min") and len(args) == 1:
+            kinds = element_kinds(args[0].kinds)
+        return Val(kinds=kinds).join_graph(joined).computed()
 
-    def _module_call(self, call: cst.Call, args: Val) -> Val:
+    def _module_call(self, call: cst.Call, args: Val, callee: Optional[str]) -> Val:
+        kinds = self._module_output_kinds(callee)
         if self._nograd:
-            return CLEAN
-        return Val(GRAPH, args.labels | {("src", call)})
+            return Val(kinds=kinds)
+        return Val(GRAPH, args.labels | {("src", call)}, kinds)
+
+    def _module_output_kinds(self, callee: Optional[str]) -> Kinds:
+        """What calling the module ``callee`` returns: ``torch.nn`` classes by name, local classes by their forward."""
+        if callee is None:
+            return UNKNOWN
+        if callee == "self":
+            cls = self.class_name
+        else:
+            kind = nn_kind_of(self.facts, callee)
+            if kind is not None:
+                return _NN_OUTPUT_KINDS.get(kind, UNKNOWN if kind.startswith("Transformer") else _TENSOR_KIND)
+            cls = self.facts.instance_class.get(callee)
+        forward = self.facts.methods.get((cls, "forward")) if cls else None
+        if forward is None:
+            return UNKNOWN
+        summary = function_summary(self.context, forward, cls)
+        return summary.returned.kinds if summary is not None else UNKNOWN
+
+    def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
+        """A call of a function or method defined in this file: what its summary says it returns."""
+        target = self._callee(call.func)
+        if target is None:
+            return None
+        func, cls = target
+        summary = function_summary(self.context, func, cls)
+        if summary is None:
+            return None
+        bound = bind_arguments(func, call, is_method=cls is not None)
+        for param, arg in bound.items():
+            if param in summary.escaping:
+                self.escaped.update(self._expr(arg, state).labels)
+        returned = summary.returned
+        if returned.level == CLEAN_LEVEL or self._nograd:
+            return Val(kinds=returned.kinds)
+        labels = set(joined.labels)
+        if any(label[0] != "param" for label in returned.labels):
+            labels.add(("src", call))
+        return Val(GRAPH, frozenset(labels), returned.kinds)
+
+    def _callee(self, func: cst.BaseExpression) -> Optional[Tuple[cst.FunctionDef, Optional[str]]]:
+        """The local function, or the method of a local class, that ``func`` names."""
+        if isinstance(func, cst.Name):
+            found = self.facts.functions.get(func.value)
+            return (found, None) if found is not None else None
+        if not isinstance(func, cst.Attribute):
+            return None
+        owner = func.value
+        if isinstance(owner, cst.Subscript):
+            # ``meters[name].update(v)`` of ``meters = {k: AverageMeter() for k in ...}``
+            owner = owner.value
+        owner_name = dotted_name(owner)
+        if owner_name is None:
+            return None
+        cls = self.class_name if owner_name == "self" else self.facts.instance_class.get(owner_name)
+        if cls is None:
+            return None
+        method = self.facts.methods.get((cls, func.attr.value))
+        return (method, cls) if method is not None else None
 
     def _is_module(self, name: str) -> bool:
         return bool(name) and name in self.facts.modules
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a function of the file does with its arguments, seen from a caller."""
+
+    #: what it returns; level CLEAN when no path returns a graph (``.item()``, ``float()``, numbers)
+    returned: Val
+    #: parameters whose graph it keeps: stored on an object, returned inside a container, passed on
+    escaping: FrozenSet[str]
+    #: parameters it adds into a ``self.*`` attribute that outlives the call (``self.sum += val * n``)
+    accumulated: FrozenSet[str]
+
+
+def function_summary(context: RuleContext, func: cst.FunctionDef, cls: Optional[str]) -> Optional[Summary]:
+    """The summary of ``func`` (a method of the file's class ``cls`` when given), cached; None while
+    it is being computed (recursion)."""
+    cache: Dict[cst.FunctionDef, Optional[Summary]] = context.fact("dataflow.summaries", dict)
+    if func in cache:
+        return cache[func]
+    cache[func] = None
+    facts = module_facts(context)
+    params = [p.name.value for p in _params(func)]
+    if cls is not None and params:
+        params = params[1:]  # ``self``
+    values = {name: Val(GRAPH, frozenset({("param", name)})) for name in params}
+    flow = GraphFlow(context, func, cls in facts.module_classes, cls is not None, cls, values).run()
+    returned = flow.returned if flow.returned is not None else Val(kinds=_NONE_KIND)
+    escaping = frozenset(label[1] for label in flow.escaped if label[0] == "param")
+    accumulated = frozenset(
+        label[1]
+        for acc in flow.accumulations.values()
+        if acc.target.startswith("self.") and acc.value.level == GRAPH
+        for label in acc.value.labels
+        if label[0] == "param"
+    )
+    summary = cache[func] = Summary(returned, escaping, accumulated)
+    return summary
+
+
+def bind_arguments(func: cst.FunctionDef, call: cst.Call, is_method: bool) -> Dict[str, cst.BaseExpression]:
+    """Parameter name → the argument a call passes for it (positional and keyword; no ``*args``)."""
+    params = list(func.params.posonly_params) + list(func.params.params)
+    if is_method and params:
+        params = params[1:]
+    bound: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = arg.value
+        elif index < len(params):
+            bound[params[index].name.value] = arg.value
+    return bound
 
 
 def _is_detach_helper(name: str, facts: ModuleFacts) -> bool:
@@ -831,6 +1281,36 @@ def _none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
         return name, True
     if isinstance(comparison.operator, cst.IsNot):
         return name, False
+    return None
+
+
+def _reads_arithmetically(node: cst.BaseExpression, name: str) -> bool:
+    """``name`` is an operand of ``node`` through arithmetic only (``a * ema``, ``-(ema)``)."""
+    if dotted_name(node) == name:
+        return True
+    if isinstance(node, cst.BinaryOperation):
+        return _reads_arithmetically(node.left, name) or _reads_arithmetically(node.right, name)
+    if isinstance(node, cst.UnaryOperation):
+        return _reads_arithmetically(node.expression, name)
+    return False
+
+
+def _tensor_test(context: RuleContext, test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
+    """``(name, True)`` for ``torch.is_tensor(name)`` / ``isinstance(name, torch.Tensor)``, False under ``not``."""
+    positive = True
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, positive = test.expression, False
+    if not isinstance(test, cst.Call) or not test.args:
+        return None
+    name = dotted_name(test.args[0].value)
+    if name is None:
+        return None
+    if "torch.is_tensor" in qualified_names(context, test.func):
+        return name, positive
+    if dotted_name(test.func) == "isinstance" and len(test.args) == 2:
+        kind = dotted_name(test.args[1].value) or ""
+        if kind.endswith(".Tensor") or kind == "Tensor":
+            return name, positive
     return None
 
 
@@ -891,7 +1371,7 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
     def visit(statements: Sequence[cst.CSTNode], cls: Optional[cst.ClassDef]) -> None:
         for stmt in statements:
             if isinstance(stmt, cst.FunctionDef):
-                if may_backpropagate([stmt.body]):
+                if may_backpropagate([stmt.body]) or (cls is not None and keeps_state_on_self(stmt)):
                     scopes.append((stmt, cls is not None, cls))
                     visit(loops.block_statements(stmt.body), None)
             elif isinstance(stmt, cst.ClassDef):
@@ -906,8 +1386,17 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
     facts = module_facts(context)
     for scope, in_class, cls in scopes:
         in_module = bool(in_class) and isinstance(cls, cst.ClassDef) and cls.name.value in facts.module_classes
-        flows.append(GraphFlow(context, scope, in_module, bool(in_class)).run())
+        class_name = cls.name.value if isinstance(cls, cst.ClassDef) else None
+        flows.append(GraphFlow(context, scope, in_module, bool(in_class), class_name).run())
     return flows
+
+
+def keeps_state_on_self(func: cst.FunctionDef) -> bool:
+    """A ``forward`` that reads a ``self.*`` attribute and then reassigns it: state the next call
+    reads (``out, self.hidden = self.rnn(x, self.hidden)``)."""
+    if func.name.value != "forward":
+        return False
+    return any(name.startswith("self.") for name in loops.carried_names(func.body).names)
 
 
 def _blocks(stmt: cst.CSTNode) -> List[cst.CSTNode]:

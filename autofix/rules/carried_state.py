@@ -10,9 +10,15 @@ from libcst.metadata import PositionProvider
 from autofix.analysis import loops, screen
 from autofix.analysis.dataflow import (
     GRAPH,
+    TENSOR,
+    TENSOR_DICT,
+    TENSORS,
+    Kinds,
+    tuple_parts,
     GraphFlow,
     ModuleFacts,
     graph_flows,
+    keeps_state_on_self,
     module_facts,
     nn_kind_of,
 )
@@ -112,6 +118,10 @@ class CarriedState(Rule):
         "`{name}` {verb} the previous iteration's graph into this one, and backward() inside the "
         "loop frees that graph; detach at the start of each iteration (truncated BPTT)"
     )
+    MODULE_MESSAGE = (
+        "`{name}` carries the previous call's graph into this forward, and backward() on each output "
+        "frees that graph; detach it as forward starts (truncated BPTT)"
+    )
     TRIGGERS = ("backward",)
     FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.REPAIRED
@@ -123,9 +133,75 @@ class CarriedState(Rule):
     def check(self) -> None:
         facts = module_facts(self.context)
         maybe_none = _maybe_none_names(self.context.module)
-        for flow in graph_flows(self.context):
+        flows = graph_flows(self.context)
+        for flow in flows:
             for loop, names in self._carried_states(flow).items():
                 self._report_loop(flow, facts, loop, names, maybe_none)
+        if any(flow.backwards for flow in flows):
+            for flow in flows:
+                if isinstance(flow.scope, cst.FunctionDef) and flow.in_module_class and keeps_state_on_self(flow.scope):
+                    self._report_module_state(flow, flows, facts, maybe_none)
+
+    def _report_module_state(
+        self, flow: GraphFlow, flows: List[GraphFlow], facts: ModuleFacts, maybe_none: Set[str]
+    ) -> None:
+        """State kept on the module between calls of ``forward``: each call's output depends on the
+        graph of the previous call, and the training loop (elsewhere) back-propagates every output."""
+        forward = flow.scope
+        assert isinstance(forward, cst.FunctionDef)
+        carried = flow.carried[forward]
+        end = flow.loop_end.get(forward, {})
+        returned = flow.returned.labels if flow.returned is not None else frozenset()
+        body = loops.block_statements(forward.body)
+        for name in sorted(n for n in carried.names if n.startswith("self.") and n.count(".") == 1):
+            kept = end.get(name)
+            if kept is None or kept.level < GRAPH or ("carry", forward, name) not in returned:
+                continue
+            if self._state_is_reset(flows, facts, flow.class_name, name[len("self."):]):
+                continue
+            first = carried.first_read[name]
+            anchor = _top_statement(body, first)
+            if anchor is None:
+                continue
+            kind = _state_kind(kept.kinds) if kept.kinds else "unknown"
+            message = self.MODULE_MESSAGE.format(name=name)
+            fix: Optional[Fix] = None
+            if kind == "unknown":
+                message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in forward)"
+            else:
+                statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
+                fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
+            self.report(first, message, fix=fix)
+
+    def _state_is_reset(self, flows: List[GraphFlow], facts: ModuleFacts, cls: Optional[str], attr: str) -> bool:
+        """The state is re-created where the training loop runs: a method of the class that assigns it
+        (``reset_state()``, ``init_hidden()``), or the attribute assigned from outside, called in a loop
+        that runs backward(); or such a reset exists but its caller is not in this file."""
+        resetters = {
+            method
+            for (owner, method), func in facts.methods.items()
+            if owner == cls and method not in ("__init__", "forward") and _assigns_self(func, attr)
+        }
+        training_loops = [
+            loop for f in flows for b in f.backwards.values() for loop in f.loops_of(b.loops)[-1:]
+        ]
+        found_reset = False
+        for node in loops.walk(self.context.module):
+            resets = False
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                resets = node.func.attr.value in resetters and dotted_name(node.func.value) != "self"
+            elif isinstance(node, cst.Assign):
+                resets = any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr
+                    and dotted_name(t.target.value) not in (None, "self")
+                    for t in node.targets
+                )
+            if resets:
+                found_reset = True
+                if any(_encloses(loop, node) for loop in training_loops):
+                    return True
+        # A reset method nobody in this file calls: its caller (another file) decides; stay silent.
+        return bool(resetters) and not found_reset
 
     def _carried_states(self, flow: GraphFlow) -> Dict[cst.CSTNode, List[str]]:
         found: Dict[Tuple[cst.CSTNode, str], bool] = {}
@@ -137,6 +213,9 @@ class CarriedState(Rule):
         by_loop: Dict[cst.CSTNode, List[str]] = {}
         for (loop, name), _ in found.items():
             if not self._carries_graph(flow, loop, name):
+                continue
+            if _back_propagated_in(flow, loop, name):
+                # The loss itself: detaching it would cut the backward it is about to run.
                 continue
             # Report at the innermost loop only; its fix also cuts the outer carry.
             if any(inner is not loop and name == n and _encloses(loop, inner) for inner, n in found if self._carries_graph(flow, inner, n)):
@@ -181,14 +260,21 @@ class CarriedState(Rule):
         for anchor, group in groups.items():
             first = carried.first_read[group[0]]
             kinds = [self._kind(flow, facts, loop, name) for name in group]
-            statements = _detach_statements(group, kinds, facts.torch_alias, maybe_none, self._fresh_name())
-            title = "Detach " + ", ".join(f"`{n}`" for n in group) + " at the start of each iteration"
+            label = ", ".join(f"{n}" for n in group)
+            message = self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries")
+            unknown = [n for n, k in zip(group, kinds) if k == "unknown"]
             fix: Optional[Fix] = None
-            if statements is not None:
+            if unknown:
+                # Detaching something that is not a tensor (a dict, a number, an object) raises.
+                names = ", ".join(f"`{n}`" for n in unknown)
+                message += f" (no fix: {names} {'is' if len(unknown) == 1 else 'are'} not known to be a tensor or "
+                message += "a tuple of tensors; detach its tensors where the iteration starts)"
+            else:
+                statements = _detach_statements(group, kinds, maybe_none, self._fresh_name())
+                title = "Detach " + ", ".join(f"`{n}`" for n in group) + " at the start of each iteration"
                 edit = InsertBefore(anchor, tuple(statements))
                 fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
-            label = ", ".join(f"{n}" for n in group)
-            self.report(first, self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries"), fix=fix)
+            self.report(first, message, fix=fix)
 
     def _fresh_name(self) -> str:
         # The generator variable of a tuple-aware detach; pick one the file does not use.
@@ -199,13 +285,55 @@ class CarriedState(Rule):
         return "_af102_part"
 
     def _kind(self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, name: str) -> str:
-        """``tensor``, ``tuple`` or ``unknown``: what the carried value is."""
+        """``tensor``, ``tuple`` (of tensors) or ``unknown``: what the carried value is."""
+        carried = flow.loop_end.get(loop, {}).get(name)
+        if carried is not None and carried.kinds:
+            return _state_kind(carried.kinds)
+        entry = flow.loop_entry.get(loop, {}).get(name)
+        if entry is not None and entry.kinds and name not in _maybe_none_names(self.context.module):
+            # Assigned in the loop from something of unknown type (a model passed in): state keeps the
+            # type it starts the loop with, a tensor or a tuple of tensors.
+            return _state_kind(entry.kinds)
         kinds = set()
         for assignment in flow.assignments:
             if assignment.name != name or loop not in assignment.loops or assignment.value.level < GRAPH:
                 continue
             kinds.add(_assigned_kind(self.context, facts, assignment.statement, name))
         return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+def _assigns_self(func: cst.FunctionDef, attr: str) -> bool:
+    for node in loops.walk(func.body):
+        if isinstance(node, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if any(name == f"self.{attr}" for target in targets for name, _ in loops.target_names(target)):
+                return True
+    return False
+
+
+def _state_kind(kinds: Kinds) -> str:
+    if kinds == {TENSOR}:
+        return "tensor"
+    if kinds == {TENSOR_DICT}:
+        return "dict"
+    parts = tuple_parts(kinds)
+    if kinds == {TENSORS} or parts is not None and all(p == {TENSOR} for p in parts):
+        return "tuple"
+    return "unknown"
+
+
+def _back_propagated_in(flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
+    """``name.backward()`` or ``backward(name)`` runs in ``loop``: ``name`` is a loss, not state."""
+    for backward in flow.backwards.values():
+        if loop not in backward.loops:
+            continue
+        call = backward.call
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if receiver is not None and dotted_name(receiver) == name:
+            return True
+        if call.args and dotted_name(call.args[0].value) == name:
+            return True
+    return False
 
 
 def _start(positions, node: cst.CSTNode) -> Tuple[int, int]:
@@ -278,27 +406,26 @@ def _kind_at(context, facts: ModuleFacts, value: cst.BaseExpression, path: Tuple
     return "unknown"
 
 
-def _detach_expression(name: str, kind: str, torch_alias: Optional[str], var: str) -> str:
+def _detach_expression(name: str, kind: str, var: str) -> str:
     if kind == "tensor":
         return f"{name}.detach()"
-    as_tuple = f"tuple({var}.detach() for {var} in {name})"
-    if kind == "tuple":
-        return as_tuple
-    test = f"isinstance({name}, {torch_alias}.Tensor)" if torch_alias else f'hasattr({name}, "detach")'
-    return f"{name}.detach() if {test} else {as_tuple}"
+    if kind == "dict":
+        return f"{{key: value.detach() for key, value in {name}.items()}}"
+    return f"tuple({var}.detach() for {var} in {name})"
 
 
-def _detach_statements(
-    names: List[str], kinds: List[str], torch_alias: Optional[str], maybe_none: Set[str], var: str
-) -> Optional[List[cst.BaseStatement]]:
+def _detach_statements(names: List[str], kinds: List[str], maybe_none: Set[str], var: str) -> List[cst.BaseStatement]:
+    """``h = h.detach()``, ``h, c = h.detach(), c.detach()``, ``state = tuple(t.detach() for t in state)``;
+    ``if h is not None:`` around state that may still be None."""
     guarded = [n in maybe_none for n in names]
     if len(names) > 1 and all(k == "tensor" for k in kinds) and not any(guarded):
         targets = ", ".join(names)
-        values = ", ".join(_detach_expression(n, k, torch_alias, var) for n, k in zip(names, kinds))
-        return [cst.parse_statement(f"{targets} = {values}\n")]
+        values = ", ".join(_detach_expression(n, k, var) for n, k in zip(names, kinds))
+        if len(targets) + len(values) + 3 <= 88:
+            return [cst.parse_statement(f"{targets} = {values}\n")]
     statements = []
     for name, kind, guard in zip(names, kinds, guarded):
-        line = f"{name} = {_detach_expression(name, kind, torch_alias, var)}\n"
+        line = f"{name} = {_detach_expression(name, kind, var)}\n"
         if guard:
             statements.append(cst.parse_statement(f"if {name} is not None:\n    {line}"))
         else:

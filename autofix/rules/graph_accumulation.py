@@ -2,12 +2,24 @@ from __future__ import annotations
 
 import ast
 
-from typing import Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
 from autofix.analysis import screen
-from autofix.analysis.dataflow import GRAPH, Accumulation, GraphFlow, graph_flows
+from autofix.analysis.dataflow import (
+    DICT,
+    GRAPH,
+    NUMBER,
+    TENSOR,
+    TENSOR_DICT,
+    TENSOR_LIST,
+    TENSORS,
+    Accumulation,
+    GraphFlow,
+    Kinds,
+    graph_flows,
+)
 from autofix.analysis.loops import children, iter_reads, target_names
 from autofix.analysis.names import dotted_name
 from autofix.rule import Fix, Replace, Rule
@@ -96,7 +108,11 @@ class GraphAccumulation(Rule):
     SUMMARY = "a graph-carrying tensor is accumulated across iterations but never back-propagated"
     MESSAGE = (
         "`{target}` accumulates `{value}` with its autograd graph, keeping every iteration's graph "
-        "alive; it is never back-propagated, so add `{cure}`"
+        "alive; it is never back-propagated, so add {cure}"
+    )
+    NO_FIX_MESSAGE = (
+        "`{target}` accumulates `{value}` with its autograd graph, keeping every iteration's graph "
+        "alive; it is never back-propagated (no fix: {reason})"
     )
     TRIGGERS = ("backward",)
     FIXES = (Applicability.SAFE,)
@@ -132,16 +148,17 @@ class GraphAccumulation(Rule):
         self._report(flow, acc)
 
     def _outliving_loop(self, flow: GraphFlow, acc: Accumulation) -> Optional[cst.CSTNode]:
-        real = flow.loops_of(acc.loops)
-        if not real:
-            return None
-        innermost = real[-1]
-        carried = flow.carried.get(innermost)
-        if carried is None:
-            return None
-        if acc.target in carried.assignments and acc.target not in carried.first_read:
-            return None  # reset at the top of every iteration
-        return innermost
+        """The innermost loop around the accumulation that runs backward() and whose iterations the
+        total outlives (``meters[k].update(v)`` in a loop over the loss terms inside the step loop)."""
+        for loop in reversed(flow.loops_of(acc.loops)):
+            carried = flow.carried.get(loop)
+            if carried is None:
+                return None
+            if acc.target in carried.assignments and acc.target not in carried.first_read:
+                return None  # reset at the top of every iteration
+            if any(loop in b.loops for b in flow.backwards.values()):
+                return loop
+        return None
 
     def _graph_freed(self, training, acc: Accumulation) -> bool:
         """The accumulated value shares the graph a backward() of the same loop frees."""
@@ -161,21 +178,18 @@ class GraphAccumulation(Rule):
         value = acc.value_node
         cure = self._cure(flow, acc)
         value_code = self.context.code_for(value)
+        edits, reason = _detached(value, value_code, acc.value.kinds, cure, acc.kind)
         fix = None
-        if cure is not None and acc.kind != "extend" and not isinstance(value, (cst.Tuple, cst.List, cst.Dict, cst.StarredElement)):
-            needs_parens = not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-            text = f"({value_code}).{cure}()" if needs_parens else f"{value_code}.{cure}()"
-            replacement = cst.parse_expression(text)
-            if not needs_parens:
-                replacement = replacement.with_changes(lpar=value.lpar, rpar=value.rpar)
-            fix = Fix.safe(f"Accumulate `{value_code}.{cure}()`", Replace(value, replacement))
         node = _small_statement(acc.statement, value) or value
-        message = self.MESSAGE.format(
-            target=acc.target, value=value_code, cure=f".{cure or 'detach'}()"
-        )
+        if edits:
+            title = f"Accumulate `{value_code}.{cure}()`" if acc.value.is_tensor else f"Accumulate `{value_code}` detached"
+            fix = Fix.safe(title, *edits)
+            message = self.MESSAGE.format(target=acc.target, value=value_code, cure=_cure_text(acc, cure))
+        else:
+            message = self.NO_FIX_MESSAGE.format(target=acc.target, value=value_code, reason=reason)
         self.report(node, message, fix=fix)
 
-    def _cure(self, flow: GraphFlow, acc: Accumulation) -> Optional[str]:
+    def _cure(self, flow: GraphFlow, acc: Accumulation) -> str:
         # A total that leaves the function keeps its type: callers may use it as a tensor.
         if _escapes(flow, acc):
             return "detach"
@@ -194,6 +208,52 @@ class GraphAccumulation(Rule):
         if acc.kind == "append":
             return _only_number_consumers(scope, acc.target, statements)
         return False
+
+
+def _cure_text(acc: Accumulation, cure: str) -> str:
+    if acc.value.is_tensor:
+        return f"`.{cure}()`"
+    return "`.detach()` to each tensor in it"
+
+
+def _detached(
+    value: cst.BaseExpression, code: str, kinds: Kinds, cure: str, kind: str
+) -> Tuple[List[Replace], str]:
+    """The edits that accumulate ``value`` without its graph, element-wise for containers of
+    tensors; none, with the reason, where the kind of value is not known to be safe to detach."""
+    if kind == "extend":
+        if kinds & {TENSORS, TENSOR_LIST} and kinds <= {TENSORS, TENSOR_LIST}:
+            return [Replace(value, cst.parse_expression(f"[t.detach() for t in {code}]"))], ""
+        return [], f"the elements of `{code}` are not known to be tensors; extend with detached tensors"
+    if isinstance(value, (cst.Tuple, cst.List)) and kinds & {TENSORS, TENSOR_LIST}:
+        return [_detach_node(e.value) for e in value.elements], ""
+    if isinstance(value, cst.Dict) and kinds == {TENSOR_DICT}:
+        return [_detach_node(e.value) for e in value.elements if isinstance(e, cst.DictElement)], ""
+    if isinstance(value, (cst.Tuple, cst.List, cst.Dict, cst.StarredElement)):
+        return [], f"the parts of `{code}` are not all known to be tensors; store them detached"
+    if kinds == {TENSOR}:
+        return [_detach_node(value, cure)], ""
+    if kinds == {TENSOR_DICT}:
+        return [Replace(value, cst.parse_expression(f"{{k: v.detach() for k, v in {code}.items()}}"))], ""
+    if kinds == {TENSORS}:
+        return [Replace(value, cst.parse_expression(f"tuple(t.detach() for t in {code})"))], ""
+    if kinds == {TENSOR_LIST}:
+        return [Replace(value, cst.parse_expression(f"[t.detach() for t in {code}]"))], ""
+    if kinds & {DICT, TENSOR_DICT}:
+        return [], f"`{code}` is a dict; store `.item()` or `.detach()` of its tensor entries"
+    if NUMBER in kinds:
+        return [], f"`{code}` may be a Python number; convert it with `.item()` where it is a tensor"
+    return [], f"`{code}` is not known to be a tensor; add `.detach()` where it is one"
+
+
+def _detach_node(value: cst.BaseExpression, cure: str = "detach") -> Replace:
+    code = cst.Module([]).code_for_node(value)
+    needs_parens = not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    text = f"({code}).{cure}()" if needs_parens else f"{code}.{cure}()"
+    replacement = cst.parse_expression(text)
+    if not needs_parens:
+        replacement = replacement.with_changes(lpar=value.lpar, rpar=value.rpar)
+    return Replace(value, replacement)
 
 
 def _escapes(flow: GraphFlow, acc: Accumulation) -> bool:

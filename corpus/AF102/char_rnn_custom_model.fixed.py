@@ -31,7 +31,7 @@ hidden = model.init_hidden(text.size(0))
 for epoch in range(2):
     for pos in range(0, 32, 8):
         chunk, nxt = text[:, pos:pos + 8], text[:, pos + 1:pos + 9]
-        hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)
+        hidden = tuple(t.detach() for t in hidden)
         logits, hidden = model(chunk, hidden)
         loss = F.cross_entropy(logits.transpose(1, 2), nxt)
         optim.zero_grad()

@@ -27,7 +27,7 @@ hidden = torch.zeros(1, BATCH, HID)
 for start in range(0, corpus.size(1) - 1, BPTT):
     inputs = corpus[:, start:start + BPTT]
     targets = corpus[:, start + 1:start + 1 + BPTT]
-    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)
+    hidden = hidden.detach()
     logits, hidden = lm(inputs, hidden)
     loss = criterion(logits.reshape(-1, VOCAB), targets.reshape(-1))
     optimizer.zero_grad()

@@ -11,8 +11,7 @@ def train_online(cell, head, series, lr=0.01):
     c = torch.zeros(1, cell.hidden_size)
     history = []
     for now, nxt in zip(series[:-1], series[1:]):
-        h = h.detach() if isinstance(h, torch.Tensor) else tuple(t.detach() for t in h)
-        c = c.detach() if isinstance(c, torch.Tensor) else tuple(t.detach() for t in c)
+        h, c = h.detach(), c.detach()
         h, c = cell(now, (h, c))
         loss = (head(h) - nxt).pow(2).sum()
         optimizer.zero_grad()
