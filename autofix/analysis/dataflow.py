@@ -325,9 +325,8 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
                         if dotted_name(alias.name) == "torch" and facts.torch_alias != "torch":
-                            facts.torch_alias = (
-                                alias.asname.name.value if alias.asname is not None else "torch"
-                            )
+                            bound = alias.asname.name if alias.asname is not None else None
+                            facts.torch_alias = bound.value if isinstance(bound, cst.Name) else "torch"
 
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
@@ -352,34 +351,36 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
         for node in _walk(cls.body):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
                 kind = _constructed(context, _unwrap_module_expr(node.value), facts)
-                for target in node.targets:
-                    name = dotted_name(target.target) or ""
+                for assign_target in node.targets:
+                    name = dotted_name(assign_target.target) or ""
                     if kind and kind.startswith("nn.") and name.startswith("self.") and name.count(".") == 1:
                         facts.class_attr_kind[(cls.name.value, name[5:])] = kind[3:]
 
     for node in _walk(module):
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            targets: List[cst.BaseExpression] = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
             value = _unwrap_module_expr(node.value)
             instance_of = _instance_class(value, by_name)
             if instance_of is not None:
                 for target in targets:
-                    name = dotted_name(target)
-                    if name is not None:
-                        facts.instance_class.setdefault(name, instance_of)
+                    bound_name = dotted_name(target)
+                    if bound_name is not None:
+                        facts.instance_class.setdefault(bound_name, instance_of)
             kind = _constructed(context, value, facts)
             for target in targets:
-                name = dotted_name(target)
-                if name is None or kind is None:
+                target_name = dotted_name(target)
+                if target_name is None or kind is None:
                     continue
                 if isinstance(value, cst.Call) and (dotted_name(value.func) or "") in facts.module_classes:
-                    facts.instance_class[name] = dotted_name(value.func) or ""
+                    facts.instance_class[target_name] = dotted_name(value.func) or ""
                 if kind == "leaf":
-                    facts.leaves.add(name)
+                    facts.leaves.add(target_name)
                 else:
-                    facts.modules.add(name)
+                    facts.modules.add(target_name)
                     if kind.startswith("nn."):
-                        facts.nn_kind[name] = kind[3:]
+                        facts.nn_kind[target_name] = kind[3:]
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             receiver = dotted_name(node.func.value)
             method = node.func.attr.value
@@ -591,8 +592,8 @@ class GraphFlow:
             for returned in self._returns:
                 end = _join_states(end, returned)
             self.loop_end[self.scope] = end
-        else:
-            self._block([s for s in self.scope.body], state)
+        elif isinstance(self.scope, cst.Module):
+            self._block(list(self.scope.body), state)
         return self
 
     def loops_of(self, node_loops: Sequence[cst.CSTNode]) -> Tuple[cst.CSTNode, ...]:
@@ -673,7 +674,7 @@ class GraphFlow:
             return state
         return state
 
-    def _loop(self, loop: cst.CSTNode, pre: State) -> State:
+    def _loop(self, loop: Union[cst.For, cst.While], pre: State) -> State:
         carried = self.carried.get(loop)
         if carried is None:
             test = loop.test if isinstance(loop, cst.While) else None
@@ -723,8 +724,8 @@ class GraphFlow:
             return state
         if isinstance(small, cst.AugAssign):
             value = self._expr(small.value, state)
-            target = small.target
-            base = target.value if isinstance(target, cst.Subscript) else target
+            aug_target: cst.BaseExpression = small.target
+            base = aug_target.value if isinstance(aug_target, cst.Subscript) else aug_target
             name = dotted_name(base)
             if name is None:
                 return state
@@ -868,8 +869,9 @@ class GraphFlow:
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e.value for e in target.elements]
             values = None
-            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
-                values = [self._expr(e.value, dict(state)) for e in value_node.elements]
+            literal = value_node if isinstance(value_node, (cst.Tuple, cst.List)) else None
+            if literal is not None and len(literal.elements) == len(elements):
+                values = [self._expr(e.value, dict(state)) for e in literal.elements]
             parts = [Val(value.level, value.labels, element_kinds(value.kinds))] * len(elements)
             shape = tuple_parts(value.kinds)
             if shape is not None and len(shape) == len(elements):
@@ -877,7 +879,7 @@ class GraphFlow:
             if value.kinds == {ITEMS} and len(elements) == 2:
                 parts = [Val(kinds=_OTHER_KIND), Val(value.level, value.labels, _TENSOR_KIND)]
             for index, element in enumerate(elements):
-                part_node = value_node.elements[index].value if values is not None else None
+                part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
             return
         if isinstance(target, cst.StarredElement):
@@ -947,10 +949,12 @@ class GraphFlow:
             name = dotted_name(node)
             if name is not None:
                 return self._read(name, state)
-            if node.attr.value in _BREAKING_ATTRIBUTES:
-                self._expr(node.value, state)
-                return CLEAN
-            return self._expr(node.value, state)
+            if isinstance(node, cst.Attribute):
+                if node.attr.value in _BREAKING_ATTRIBUTES:
+                    self._expr(node.value, state)
+                    return CLEAN
+                return self._expr(node.value, state)
+            return CLEAN
         if isinstance(node, cst.Call):
             return self._call(node, state)
         if isinstance(node, (cst.Comparison, cst.FormattedString, cst.SimpleString, cst.ConcatenatedString,
@@ -992,18 +996,18 @@ class GraphFlow:
             return Val(kinds=kinds).join_graph(_join_all(values))
         if isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)):
             inner = dict(state)
-            comp = node.for_in
+            comp: Optional[cst.CompFor] = node.for_in
             while comp is not None:
                 self._bind(comp.target, self._iterated(comp.iter, inner), inner, comp)
                 comp = comp.inner_for_in
             if isinstance(node, cst.DictComp):
                 entry = self._expr(node.value, inner)
                 return Val(kinds=frozenset({TENSOR_DICT if entry.is_tensor else DICT})).join_graph(entry)
-            element = self._expr(node.elt, inner)
+            produced = self._expr(node.elt, inner)
             if isinstance(node, cst.ListComp):
-                listed = TENSOR_LIST if element.is_tensor else NUMBERS if element.kinds == _NUMBER_KIND else OTHER
-                return Val(kinds=frozenset({listed})).join_graph(element)
-            return Val(kinds=_OTHER_KIND).join_graph(element)
+                listed = TENSOR_LIST if produced.is_tensor else NUMBERS if produced.kinds == _NUMBER_KIND else OTHER
+                return Val(kinds=frozenset({listed})).join_graph(produced)
+            return Val(kinds=_OTHER_KIND).join_graph(produced)
         if isinstance(node, cst.IfExp):
             self._expr(node.test, state)
             return self._expr(node.body, state).join(self._expr(node.orelse, state))
@@ -1364,9 +1368,9 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
 
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-    scopes: List[Tuple[cst.CSTNode, bool, bool]] = []
+    scopes: List[Tuple[cst.CSTNode, bool, Optional[cst.ClassDef]]] = []
     if may_backpropagate(top):
-        scopes.append((context.module, False, False))
+        scopes.append((context.module, False, None))
 
     def visit(statements: Sequence[cst.CSTNode], cls: Optional[cst.ClassDef]) -> None:
         for stmt in statements:

@@ -103,7 +103,7 @@ def _reads(node: cst.CSTNode, bound: FrozenSet[str]) -> Iterator[Tuple[str, cst.
             if name.split(".", 1)[0] in bound:
                 return
             prefixes: List[Tuple[str, cst.CSTNode]] = []
-            current: cst.CSTNode = node
+            current: cst.BaseExpression = node
             while isinstance(current, cst.Attribute):
                 prefixes.append((dotted_name(current) or "", current))
                 current = current.value

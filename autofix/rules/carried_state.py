@@ -245,9 +245,9 @@ class CarriedState(Rule):
         self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, names: List[str], maybe_none: Set[str]
     ) -> None:
         carried = flow.carried[loop]
-        body = loops.block_statements(loop.body)
+        body = [s for s in loops.block_statements(getattr(loop, "body", loop)) if isinstance(s, cst.BaseStatement)]
         positions = self.context.metadata(PositionProvider)
-        groups: Dict[cst.CSTNode, List[str]] = {}
+        groups: Dict[cst.BaseStatement, List[str]] = {}
         for name in sorted(names, key=lambda n: _start(positions, carried.first_read[n])):
             anchor = _top_statement(body, carried.first_read[name])
             if anchor is None:
@@ -266,8 +266,8 @@ class CarriedState(Rule):
             fix: Optional[Fix] = None
             if unknown:
                 # Detaching something that is not a tensor (a dict, a number, an object) raises.
-                names = ", ".join(f"`{n}`" for n in unknown)
-                message += f" (no fix: {names} {'is' if len(unknown) == 1 else 'are'} not known to be a tensor or "
+                listed = ", ".join(f"`{n}`" for n in unknown)
+                message += f" (no fix: {listed} {'is' if len(unknown) == 1 else 'are'} not known to be a tensor or "
                 message += "a tuple of tensors; detach its tensors where the iteration starts)"
             else:
                 statements = _detach_statements(group, kinds, maybe_none, self._fresh_name())
@@ -351,9 +351,9 @@ def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
     return False
 
 
-def _top_statement(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[cst.CSTNode]:
+def _top_statement(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[cst.BaseStatement]:
     for stmt in body:
-        if stmt is node or _encloses(stmt, node):
+        if isinstance(stmt, cst.BaseStatement) and (stmt is node or _encloses(stmt, node)):
             return stmt
     return None
 
@@ -423,7 +423,7 @@ def _detach_statements(names: List[str], kinds: List[str], maybe_none: Set[str],
         values = ", ".join(_detach_expression(n, k, var) for n, k in zip(names, kinds))
         if len(targets) + len(values) + 3 <= 88:
             return [cst.parse_statement(f"{targets} = {values}\n")]
-    statements = []
+    statements: List[cst.BaseStatement] = []
     for name, kind, guard in zip(names, kinds, guarded):
         line = f"{name} = {_detach_expression(name, kind, var)}\n"
         if guard:
