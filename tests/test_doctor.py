@@ -277,7 +277,7 @@ _EXPECTED = {
     "self_state_forward": ("AF102", "streaming.py", 14, False),
     "sequential_inplace_residual": ("AF103", "blocks.py", 20, False),
     "helper_returns_float": ("AF105", "train.py", 20, True),
-    "dict_accumulation": ("AF105", "train.py", 20, False),
+    "dict_accumulation": ("AF105", "train.py", 20, True),
 }
 
 

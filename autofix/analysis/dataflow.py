@@ -872,7 +872,12 @@ class GraphFlow:
             literal = value_node if isinstance(value_node, (cst.Tuple, cst.List)) else None
             if literal is not None and len(literal.elements) == len(elements):
                 values = [self._expr(e.value, dict(state)) for e in literal.elements]
-            parts = [Val(value.level, value.labels, element_kinds(value.kinds))] * len(elements)
+            labels = value.labels
+            if not value.kinds and isinstance(value_node, cst.Call):
+                # The parts of what an unknown function returns: one may be a loss, another a
+                # detached metric; none of them is proven to hold a graph.
+                labels = labels | {("unproven",)}
+            parts = [Val(value.level, labels, element_kinds(value.kinds))] * len(elements)
             shape = tuple_parts(value.kinds)
             if shape is not None and len(shape) == len(elements):
                 parts = [Val(value.level, value.labels, part) for part in shape]

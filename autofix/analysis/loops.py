@@ -129,10 +129,16 @@ def _comprehension_targets(node: cst.CSTNode) -> FrozenSet[str]:
     return frozenset(names)
 
 
+_EMPTY = cst.Module([])
+
+
 class _Walker:
     def __init__(self) -> None:
         self.exposed: Dict[str, cst.CSTNode] = {}
         self.assigned: Dict[str, List[cst.CSTNode]] = {}
+        #: the text of an ``if`` test → names its body assigns: a later ``if`` on the same test
+        #: (``if self.output_hidden:`` twice in one iteration) sees them assigned
+        self.under_test: Dict[str, FrozenSet[str]] = {}
 
     def read(self, node: Optional[cst.CSTNode], defined: FrozenSet[str]) -> None:
         for name, where in iter_reads(node):
@@ -157,7 +163,9 @@ class _Walker:
             return defined
         if isinstance(stmt, cst.If):
             self.read(stmt.test, defined)
-            after_body = self.block(block_statements(stmt.body), defined)
+            test = _EMPTY.code_for_node(stmt.test)
+            after_body = self.block(block_statements(stmt.body), defined | self.under_test.get(test, frozenset()))
+            self.under_test[test] = self.under_test.get(test, frozenset()) | (after_body - defined)
             if stmt.orelse is None:
                 return defined
             if isinstance(stmt.orelse, cst.If):

@@ -172,6 +172,8 @@ def merge(diagnoses: List[Any], static: Sequence[FileResult], files: Sequence[st
             continue  # --select / --ignore / per-file ignores apply to runtime findings too
         result = by_path.get(path)
         match = _matching(diagnosis, result.findings if result else ())
+        if match is not None and match.fix is None and diagnosis.guided is not None:
+            match = None  # the static rule could not prove the value's type; the run did: guide the fix
         attach.setdefault(path, []).append((diagnosis, match))
     runtime_only = 0
     for path, items in attach.items():
@@ -189,7 +191,10 @@ def merge(diagnoses: List[Any], static: Sequence[FileResult], files: Sequence[st
             result = engine.check_source(source, shown, rules, options)
         assert result is not None
         findings = []
+        guided_spots = {(f.code, f.line) for f in result.findings if f.fix is not None}
         for finding in result.findings:
+            if finding.fix is None and (finding.code, finding.line) in guided_spots:
+                continue  # the static report of a spot the guided fix now covers
             evidence = _evidence_for(finding, items)
             findings.append(dataclasses.replace(finding, evidence=evidence) if evidence else finding)
         results[path] = dataclasses.replace(result, findings=tuple(findings))

@@ -83,7 +83,7 @@ def build_fix(diagnosis: Diagnosis, node: cst.CSTNode, code_for) -> Optional[Fix
         names = list(guided.param("names", ()))
         kinds = list(guided.param("kinds", ()))
         maybe_none = {n for n, guard in zip(names, guided.param("guards", ())) if guard}
-        statements = _detach_statements(names, kinds, "torch", maybe_none, "t")
+        statements = _detach_statements(names, kinds, maybe_none, "t")
         if not statements:
             return None
         shown = ", ".join(f"`{n}`" for n in names)

@@ -136,7 +136,7 @@ class GraphAccumulation(Rule):
         if not training:
             return
         # Only values that carry a graph, and not totals of totals (the root is reported).
-        if acc.value.level < GRAPH or any(label[0] == "acc" for label in acc.value.labels):
+        if acc.value.level < GRAPH or any(label[0] in ("acc", "unproven") for label in acc.value.labels):
             return
         label = ("acc", acc.target)
         # Summing losses for one backward (or autograd.grad) is the point of the total.
