@@ -213,13 +213,17 @@ def _read(path: str) -> Optional[bytes]:
 def _matching(diagnosis: Any, findings: Sequence[Finding]) -> Optional[Finding]:
     """The static finding on the same spot: same rule, and the diagnosis's line or names."""
     lines = {diagnosis.line, *diagnosis.lines}
-    for finding in findings:
-        if finding.code != diagnosis.code:
-            continue
+    same_rule = [finding for finding in findings if finding.code == diagnosis.code]
+    for finding in same_rule:
         if any(finding.line <= line <= finding.end_line for line in lines):
             return finding
         if any(f"`{name}`" in finding.message for name in diagnosis.names):
             return finding
+    if not diagnosis.names and len(same_rule) == 1:
+        # The run proved the rule's failure in this file but could not name the
+        # value (state held in a dict or a tuple on a module): the one static
+        # finding of that rule here is the spot, and it says which value it is.
+        return same_rule[0]
     return None
 
 
