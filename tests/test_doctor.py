@@ -333,7 +333,7 @@ def test_doctor_on_cuda(tmp_path):
 def _corpus_scripts():
     found = []
     for case in cases():
-        if case.negative or not case.fixed_path.exists() or not re.fullmatch(r"AF10[1-5]", case.source.parent.name):
+        if case.negative or not case.fixed_path.exists() or not re.fullmatch(r"AF10[1-6]", case.source.parent.name):
             continue
         found.append(pytest.param(case, id=case.id))
     return found
@@ -347,6 +347,9 @@ def test_corpus_script_under_the_doctor(case, tmp_path):
     work.mkdir()
     script = work / case.source.name
     shutil.copy(case.source, script)
+    for sibling in case.source.parent.iterdir():
+        if sibling.is_dir() and sibling.name != "__pycache__":  # helper modules a script imports (cross-file cases)
+            shutil.copytree(sibling, work / sibling.name, ignore=shutil.ignore_patterns("__pycache__"))
     golden = [line.split(":", 2) for line in case.diagnostics_path.read_text().splitlines() if line.strip()]
     flags = ["--write", "--verify"] + (["--unsafe-fixes"] if case.options().unsafe_fixes else [])
     cwd = os.getcwd()
