@@ -109,6 +109,13 @@ class RetainGraph(Rule):
     change on purpose, from back-propagation through all earlier iterations
     to truncated back-propagation through time.
 
+    ## Runtime evidence
+    With `autofix --run CMD` the doctor records, for each backward called with
+    `retain_graph=True` in the first steps, whether a later backward of the
+    same step went through the graph it kept. One that nobody used is this
+    rule's needless flag, reported at the call and fixed by dropping the flag;
+    the verifier then shows the saved-tensor memory the flag kept alive.
+
     ## References
     - [Autograd mechanics: saved tensors](https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors)
     - [`torch.Tensor.backward`: `retain_graph`](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
