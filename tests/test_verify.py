@@ -457,3 +457,49 @@ def test_importing_the_verifier_does_not_import_torch():
     code = "import sys, autofix.verify; assert 'torch' not in sys.modules, 'torch imported'"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+_IN_PLACE_DRAWS = r"""
+import torch
+import torch.nn.functional as F
+from autofix.verify.bootstrap import _same_random_draws_in_place
+
+_same_random_draws_in_place(torch)
+x = torch.randn(4, 6, requires_grad=True)
+
+torch.manual_seed(1)
+out_of_place = F.dropout(x * 1, 0.5, True, False)
+torch.manual_seed(1)
+y = x * 1
+before = y._version
+returned = F.dropout(y, 0.5, True, True)
+assert returned is y and y._version > before
+assert torch.equal(y, out_of_place)
+y.sum().backward()
+grad_in_place = x.grad.clone()
+x.grad = None
+out_of_place.sum().backward()
+assert torch.equal(grad_in_place, x.grad)
+
+# Outside training the in-place form does nothing, as before: no version bump.
+z = x * 1
+before = z._version
+assert F.dropout(z, 0.5, training=False, inplace=True) is z and z._version == before
+# nn.Dropout(inplace=True) goes through it too, and the in-place error autograd
+# raises on softmax's saved output is still raised.
+weights = torch.softmax(x, dim=-1)
+torch.nn.Dropout(0.5, inplace=True)(weights)
+try:
+    weights.sum().backward()
+except RuntimeError as exc:
+    assert "inplace operation" in str(exc)
+else:
+    raise AssertionError("the in-place error vanished")
+print("ok")
+"""
+
+
+def test_in_place_dropout_draws_the_out_of_place_mask():
+    # CUDA runs use this so that an AF103 fix dropping inplace=True compares the same masks.
+    done = subprocess.run([sys.executable, "-c", _IN_PLACE_DRAWS], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -49,6 +49,7 @@ def prepare(config: Dict[str, Any]):
         torch.backends.cudnn.deterministic = True
         # Scripts that create tensors without a device land on the GPU.
         torch.set_default_device("cuda")
+        _same_random_draws_in_place(torch)
 
     recorder = Recorder(
         record_path=config["record"],
@@ -62,6 +63,52 @@ def prepare(config: Dict[str, Any]):
     )
     recorder.install()
     return recorder
+
+
+#: Random ops whose in-place form CUDA computes with another kernel than the out-of-place one.
+RANDOM_IN_PLACE = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+
+
+def _same_random_draws_in_place(torch) -> None:
+    """Make ``F.dropout(x, inplace=True)`` draw the mask ``inplace=False`` draws.
+
+    On CUDA the in-place form uses another kernel than the fused out-of-place
+    one, so the masks differ for one seed, and an AF103 fix that only drops
+    ``inplace=True`` would compare different masks (seen on an H200: a
+    ``diverged`` that CPU calls ``repaired``). Every run computes the in-place
+    form as the out-of-place one copied into the input: the same values, the
+    same version bump (so the same in-place error), the same random draws as
+    the fixed code. Outside training the function is left to do what it does
+    (nothing). ``__wrapped__`` lets TorchScript compile the original.
+    """
+    import functools
+    import inspect
+
+    functional = torch.nn.functional
+    for name in RANDOM_IN_PLACE:
+        original = getattr(functional, name, None)
+        if original is None:
+            continue
+        try:
+            signature = inspect.signature(original)
+        except (TypeError, ValueError):
+            continue
+        if "inplace" not in signature.parameters or "training" not in signature.parameters:
+            continue
+
+        def drawn_out_of_place(*args, _original=original, _signature=signature, **kwargs):
+            try:
+                bound = _signature.bind(*args, **kwargs)
+            except TypeError:
+                return _original(*args, **kwargs)
+            bound.apply_defaults()
+            if not (bound.arguments["inplace"] and bound.arguments["training"]):
+                return _original(*args, **kwargs)
+            bound.arguments["inplace"] = False
+            target = bound.arguments["input"]
+            return target.copy_(_original(*bound.args, **bound.kwargs))
+
+        setattr(functional, name, functools.update_wrapper(drawn_out_of_place, original))
 
 
 def _deterministic(torch) -> None:

@@ -57,5 +57,9 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     module = SharpnessAware()
     module._optimizer = TwoStepSGD(module.parameters(), lr=0.1)
+    # Run by hand, without a Trainer: Lightning's own optimizers() and
+    # manual_backward() need one, so the two pieces of its loop used here stand in.
+    module.optimizers = lambda: module._optimizer
+    module.manual_backward = lambda loss: loss.backward()
     for batch_idx in range(3):
         print(batch_idx, module.training_step((torch.randn(4, 3), torch.randn(4, 2)), batch_idx).item())

@@ -37,5 +37,9 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     module = Regressor()
     module._optimizer = module.configure_optimizers()
+    # Run by hand, without a Trainer: Lightning's own optimizers() and
+    # manual_backward() need one, so the two pieces of its loop used here stand in.
+    module.optimizers = lambda: module._optimizer
+    module.manual_backward = lambda loss: loss.backward()
     for batch_idx in range(4):
         print(batch_idx, module.training_step((torch.randn(4, 3), torch.randn(4, 1)), batch_idx).item())
