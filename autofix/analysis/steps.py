@@ -26,7 +26,6 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 import libcst as cst
 
-from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import (
     BACKWARD_NAMES,
@@ -37,6 +36,8 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
+from autofix.model.frameworks import Framework, LoopContract
+from autofix.model.summaries import ClassSummary, FunctionSummary
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
 
@@ -556,12 +557,12 @@ class _TraceWalker(_GraphWalker):
         # `self.fake_B` that `self.backward_D()` reads.
         if self._owner is None:
             return None
-        table = class_methods(self.context).methods.get(self._owner, {})
         found = []
         for call in iter_calls(small):
             mc = method_call(call)
-            if mc is not None and _is_self(mc[0]) and mc[1] in table:
-                found.append((table[mc[1]], call))
+            method = class_method(self.context, self._owner, mc[1]) if mc is not None and _is_self(mc[0]) else None
+            if method is not None:
+                found.append((method, call))
         if len(found) != 1:
             return None
         method, call = found[0]
@@ -725,82 +726,98 @@ def linear_block(
 
 # --------------------------------------------------------------------------- methods of a class
 
-#: Calls that make a method part of a training step.
-_STEP_EVENTS = frozenset({"backward", "manual_backward", "step", "zero_grad"})
+# Which function is a method of which class, which methods a class has (through
+# its bases), what a method does and which functions a framework loops over are
+# facts of the program model (``context.model``). The walkers here need the
+# LibCST ``def`` to walk, so the model's qualnames are matched to this module's
+# nodes; a method defined in a base class of another file has no node here and
+# is not walked (its summary still makes its callers eventful).
 
 
 @dataclass
-class ClassMethods:
-    """The methods of the module's classes, and which of them take part in a training step."""
+class _Definitions:
+    """This module's ``def`` and ``class`` nodes under the program model's qualnames."""
 
-    #: every method → the class it is defined in
-    owner: Dict[cst.FunctionDef, cst.ClassDef] = field(default_factory=dict)
-    #: class → its methods by name, including those inherited from classes of this module
-    methods: Dict[cst.ClassDef, Dict[str, cst.FunctionDef]] = field(default_factory=dict)
-    #: methods that call backward/step/zero_grad themselves or through a ``self.`` method
-    eventful: Set[cst.FunctionDef] = field(default_factory=set)
+    nodes: Dict[str, cst.CSTNode] = field(default_factory=dict)
+    qualnames: Dict[cst.CSTNode, str] = field(default_factory=dict)
 
 
-def class_methods(context: RuleContext) -> ClassMethods:
-    return context.fact("class_methods", lambda: _collect_methods(context))
+def _definitions(context: RuleContext) -> _Definitions:
+    return context.fact("definitions", lambda: _collect_definitions(context.module))
 
 
-def _collect_methods(context: RuleContext) -> ClassMethods:
-    found = ClassMethods()
-    index = module_index(context)
-    own: Dict[cst.ClassDef, Dict[str, cst.FunctionDef]] = {}
-    for func, cls in index.functions:
-        if cls is not None and _direct_child(cls, func):
-            found.owner[func] = cls
-            own.setdefault(cls, {})[func.name.value] = func
-    by_name = {cls.name.value: cls for cls in index.classes}
-    for cls in index.classes:
-        merged: Dict[str, cst.FunctionDef] = {}
-        # Bases defined in this module, nearest last so that overrides win.
-        for base in reversed(_module_bases(cls, by_name)):
-            merged.update(own.get(base, {}))
-        merged.update(own.get(cls, {}))
-        found.methods[cls] = merged
-    # Fixpoint: a method is eventful when it calls an event or an eventful self method.
-    calls: Dict[cst.FunctionDef, List[cst.Call]] = {f: index.calls_of(f) for f in found.owner}
-    changed = True
-    while changed:
-        changed = False
-        for func, cls in found.owner.items():
-            if func in found.eventful:
-                continue
-            for call in calls[func]:
-                mc = method_call(call)
-                if mc is None:
-                    continue
-                target = found.methods[cls].get(mc[1]) if _is_self(mc[0]) else None
-                if mc[1] in _STEP_EVENTS or (target is not None and target in found.eventful):
-                    found.eventful.add(func)
-                    changed = True
-                    break
+def _collect_definitions(module: cst.Module) -> _Definitions:
+    found = _Definitions()
+    # Definitions are statements: only statement blocks are entered. Qualnames are
+    # the chain of enclosing defs and classes, as the model spells them.
+    stack: List[Tuple[cst.CSTNode, str]] = [(stmt, "") for stmt in reversed(module.body)]
+    while stack:
+        stmt, prefix = stack.pop()
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            qualname = prefix + stmt.name.value
+            found.nodes[qualname] = stmt  # a later definition wins, as in the model
+            found.qualnames[stmt] = qualname
+            prefix = qualname + "."
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            for block in _child_blocks(stmt):
+                stack.extend((inner, prefix) for inner in reversed(list(_block_body(block))))
     return found
 
 
-def _direct_child(cls: cst.ClassDef, func: cst.FunctionDef) -> bool:
-    return any(stmt is func for stmt in _block_body(cls.body))
+def function_summary(context: RuleContext, func: cst.CSTNode) -> Optional[FunctionSummary]:
+    """The program model's summary of a ``def`` of this module."""
+    qualname = _definitions(context).qualnames.get(func) if isinstance(func, cst.FunctionDef) else None
+    return context.model.function(qualname) if qualname is not None else None
 
 
-def _module_bases(cls: cst.ClassDef, by_name: Dict[str, cst.ClassDef]) -> List[cst.ClassDef]:
-    """``cls`` and its ancestors defined in this module, nearest first."""
-    chain: List[cst.ClassDef] = [cls]
-    queue = [cls]
-    while queue:
-        current = queue.pop(0)
-        for arg in current.bases:
-            base = by_name.get(dotted_name(arg.value) or "")
-            if base is not None and base not in chain:
-                chain.append(base)
-                queue.append(base)
-    return chain
+def _class_summary(context: RuleContext, cls: cst.ClassDef) -> Optional[ClassSummary]:
+    qualname = _definitions(context).qualnames.get(cls)
+    return context.model.cls(qualname) if qualname is not None else None
 
 
-def _is_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
+def _local_def(context: RuleContext, summary: FunctionSummary) -> Optional[cst.FunctionDef]:
+    """The ``def`` of ``summary`` when this module defines it."""
+    if context.model.function(summary.qualname) is not summary:
+        return None
+    node = _definitions(context).nodes.get(summary.qualname)
+    return node if isinstance(node, cst.FunctionDef) else None
+
+
+def method_owner(context: RuleContext, func: cst.CSTNode) -> Optional[cst.ClassDef]:
+    """The class ``func`` is a method of, if it is one."""
+    summary = function_summary(context, func)
+    if summary is None or summary.class_name is None:
+        return None
+    node = _definitions(context).nodes.get(summary.class_name)
+    return node if isinstance(node, cst.ClassDef) else None
+
+
+def class_method(context: RuleContext, owner: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+    """Method ``name`` of ``owner`` (its own or a base's), when this module defines it."""
+    cls = _class_summary(context, owner)
+    method = context.model.method(cls, name) if cls is not None else None
+    return _local_def(context, method) if method is not None else None
+
+
+def eventful(context: RuleContext, summary: FunctionSummary) -> bool:
+    """``summary`` back-propagates, steps or zero_grads, itself or through a ``self.`` method."""
+    memo: Dict[int, bool] = context.fact("eventful_functions", dict)
+    return _eventful(context, summary, memo, set())
+
+
+def _eventful(context: RuleContext, summary: FunctionSummary, memo: Dict[int, bool], visiting: Set[int]) -> bool:
+    key = id(summary)
+    if key in memo:
+        return memo[key]
+    if key in visiting:
+        return False
+    visiting.add(key)
+    answer = bool(summary.backward_calls or summary.steps or summary.zero_grads) or any(
+        _eventful(context, method, memo, visiting) for method in context.model.self_method_calls(summary)
+    )
+    visiting.discard(key)
+    memo[key] = answer
+    return answer
 
 
 def inlined_method(context: RuleContext, small: cst.BaseSmallStatement, owner: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:
@@ -808,43 +825,40 @@ def inlined_method(context: RuleContext, small: cst.BaseSmallStatement, owner: O
     ``print(self.m(...))``; None when the statement calls none, or more than one."""
     if owner is None:
         return None
-    methods = class_methods(context)
-    table = methods.methods.get(owner, {})
     found: List[cst.FunctionDef] = []
     for call in iter_calls(small):
         mc = method_call(call)
         if mc is not None and _is_self(mc[0]):
-            target = table.get(mc[1])
-            if target is not None and target in methods.eventful:
-                found.append(target)
+            target = class_method(context, owner, mc[1])
+            summary = function_summary(context, target) if target is not None else None
+            if summary is not None and eventful(context, summary):
+                found.append(target)  # type: ignore[arg-type]
     return found[0] if len(found) == 1 else None
-
-
-def method_owner(context: RuleContext, func: cst.CSTNode) -> Optional[cst.ClassDef]:
-    """The class ``func`` is a method of, if it is one."""
-    if not isinstance(func, cst.FunctionDef):
-        return None
-    return class_methods(context).owner.get(func)
 
 
 def calls_eventful_method(context: RuleContext, func: cst.FunctionDef) -> bool:
     """``func`` calls a ``self.`` method that runs a training event."""
-    cls = method_owner(context, func)
-    if cls is None:
+    summary = function_summary(context, func)
+    if summary is None or summary.class_name is None:
         return False
-    methods = class_methods(context)
-    for call in module_index(context).calls_of(func):
-        mc = method_call(call)
-        if mc is not None and _is_self(mc[0]):
-            target = methods.methods[cls].get(mc[1])
-            if target is not None and target in methods.eventful:
-                return True
-    return False
+    return any(eventful(context, method) for method in context.model.self_method_calls(summary))
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
 
 
 # --------------------------------------------------------------------------- loops owned by a framework
 
-_LIGHTNING_BASE = re.compile(r"(^|\.)LightningModule$")
+#: Frameworks whose loop calls a function of the user once per training iteration
+#: (Hugging Face's ``training_step`` is one micro-batch of an accumulation, not an iteration).
+_ITERATION_FRAMEWORKS = frozenset({Framework.LIGHTNING, Framework.IGNITE})
+
+
+def loop_contract(context: RuleContext, func: cst.CSTNode) -> Optional[LoopContract]:
+    """The framework's contract when ``func`` is one iteration of a loop the framework runs."""
+    summary = function_summary(context, func)
+    return context.model.loop_contract(summary) if summary is not None else None
 
 
 def framework_step_functions(context: RuleContext) -> Set[cst.FunctionDef]:
@@ -857,36 +871,15 @@ def framework_step_functions(context: RuleContext) -> Set[cst.FunctionDef]:
 
 
 def _collect_framework_steps(context: RuleContext) -> Set[cst.FunctionDef]:
+    model = context.model
     found: Set[cst.FunctionDef] = set()
-    index = module_index(context)
-    methods = class_methods(context)
-    for cls in index.classes:
-        if lightning_module(context, cls):
-            step = methods.methods.get(cls, {}).get("training_step")
-            if step is not None:
-                found.add(step)
-    engine_functions: Set[str] = set()
-    for call in index.calls:
-        names = qualified_names(context, call.func) | {dotted_name(call.func) or ""}
-        if any(n == "Engine" or n.endswith(".Engine") for n in names) and call.args:
-            first = call.args[0].value
-            if isinstance(first, cst.Name):
-                engine_functions.add(first.value)
-    for func, owner in index.functions:
-        if owner is None and func.name.value in engine_functions:
-            found.add(func)
+    for summary in model.functions():
+        contract = model.loop_contract(summary)
+        if contract is not None and contract.framework in _ITERATION_FRAMEWORKS:
+            node = _local_def(context, summary)
+            if node is not None:
+                found.add(node)
     return found
-
-
-def lightning_module(context: RuleContext, cls: cst.ClassDef) -> bool:
-    """A subclass of Lightning's ``LightningModule`` (through bases in this module too)."""
-    by_name = {c.name.value: c for c in module_index(context).classes}
-    for current in _module_bases(cls, by_name):
-        for arg in current.bases:
-            names = qualified_names(context, arg.value) | {dotted_name(arg.value) or ""}
-            if any(_LIGHTNING_BASE.search(n) for n in names):
-                return True
-    return False
 
 
 _CATCHING = re.compile(r"raises|assert|suppress|warns|expect", re.IGNORECASE)

@@ -250,7 +250,7 @@ class ClassSummary:
     bases: Tuple[str, ...]
     methods: Dict[str, FunctionSummary] = field(default_factory=dict)
     attributes: Dict[str, AttributeSummary] = field(default_factory=dict)
-    #: ``self.automatic_optimization = False`` somewhere in the class
+    #: ``self.automatic_optimization = False`` somewhere in the class, or a property returning False
     manual_optimization: bool = False
 
 
@@ -441,11 +441,21 @@ def _read_class(node: ast.ClassDef, qualname: str, summary: ModuleSummary) -> Cl
         summary.functions[function.qualname] = function
         for inner in _nested_definitions(method):
             _summarize_definition(inner, summary, function.qualname + ".", None)
+        if method.name == "automatic_optimization" and _returns_false_property(method):
+            cls.manual_optimization = True
     # __init__ first: what it assigns is what the attribute holds for the object's whole life.
     methods.sort(key=lambda m: m.name != "__init__")
     for method in methods:
         _AttributeReader(cls, method, summary).read()
     return cls
+
+
+def _returns_false_property(method: FunctionNode) -> bool:
+    """``@property def automatic_optimization(self): return False`` (Lightning's manual mode as a property)."""
+    if not any(isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list):
+        return False
+    returns = [n for n in ast.walk(method) if isinstance(n, ast.Return)]
+    return bool(returns) and all(isinstance(r.value, ast.Constant) and r.value.value is False for r in returns)
 
 
 # --------------------------------------------------------------------------- expressions

@@ -20,8 +20,7 @@ from autofix.analysis.steps import (
     StepTrace,
     TraceEvent,
     framework_step_functions,
-    lightning_module,
-    method_owner,
+    loop_contract,
     step_traces,
     trace_step,
     assigned_names,
@@ -37,6 +36,7 @@ from autofix.analysis.steps import (
     scope_uses_create_graph,
     scopes,
 )
+from autofix.model.frameworks import Framework
 from autofix.analysis.training import (
     OptimizerFacts,
     is_backward_call,
@@ -489,8 +489,9 @@ class DoubleBackward(Rule):
     def _check_lightning(self) -> None:
         """``loss.backward()`` in a ``training_step`` whose returned loss Lightning back-propagates again."""
         for step in framework_step_functions(self.context):
-            cls = method_owner(self.context, step)
-            if cls is None or not lightning_module(self.context, cls) or _manual_optimization(cls):
+            contract = loop_contract(self.context, step)
+            # Manual optimization (`automatic_optimization = False`, here or in a base) back-propagates nothing.
+            if contract is None or contract.framework is not Framework.LIGHTNING or not contract.backward_returned:
                 continue
             trace = trace_step(self.context, step)
             returns = [e for e in trace.events if e.kind == "return"]
@@ -679,22 +680,6 @@ def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:
     return bare.with_changes(lpar=(cst.LeftParen(),), rpar=(cst.RightParen(),))
 
 
-def _manual_optimization(cls: cst.ClassDef) -> bool:
-    """``self.automatic_optimization = False`` somewhere in the class (Lightning's manual mode)."""
-    for node in iter_calls_and_assigns(cls):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value == "False":
-            if any(dotted_name(t.target) in ("self.automatic_optimization", "automatic_optimization") for t in node.targets):
-                return True
-    return False
-
-
-def iter_calls_and_assigns(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Assign):
-            yield current
-        stack.extend(_children(current))
 
 
 def _forward_origins(trace: StepTrace, origins: Origins) -> Origins:
