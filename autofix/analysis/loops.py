@@ -73,17 +73,23 @@ def carried_names(body: cst.CSTNode, test: Optional[cst.BaseExpression] = None) 
 # --------------------------------------------------------------------------- reads and writes
 
 
-def target_names(target: cst.BaseExpression) -> Iterator[Tuple[str, cst.BaseExpression]]:
-    """Dotted names a target binds outright (``a``, ``self.h``, each of ``a, (b, c)``)."""
+def target_parts(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The single targets an assignment target unpacks into (each of ``a, (b, c)``, ``*rest``, ``d[k]``)."""
     if isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
-            yield from target_names(element.value)
+            yield from target_parts(element.value)
     elif isinstance(target, cst.StarredElement):
-        yield from target_names(target.value)
+        yield from target_parts(target.value)
     else:
-        name = dotted_name(target)
+        yield target
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """Dotted names a target binds outright (``a``, ``self.h``, each of ``a, (b, c)``)."""
+    for part in target_parts(target):
+        name = dotted_name(part)
         if name is not None:
-            yield name, target
+            yield name, part
 
 
 def iter_reads(node: Optional[cst.CSTNode]) -> Iterator[Tuple[str, cst.CSTNode]]:

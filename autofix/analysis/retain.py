@@ -340,11 +340,11 @@ class Body:
                         reads |= graph_reads(arg.value)
                     self.bindings.append(({receiver}, reads, node))
 
-    def _bind_target(self, target: cst.CSTNode, reads: Set[str], node: cst.CSTNode) -> None:
+    def _bind_target(self, target: cst.BaseExpression, reads: Set[str], node: cst.CSTNode) -> None:
         if id(node) in self.no_grad:
             reads = set()
         names: Set[str] = set()
-        for part in _target_parts(target):
+        for part in loops.target_parts(target):
             if isinstance(part, cst.Name):
                 names.add(part.value)
             else:
@@ -674,7 +674,7 @@ def _graph_attributes(module: cst.Module) -> Set[str]:
         value = node.value
         plain = value is not None and (_clean_value(value) or isinstance(value, (cst.Name, cst.Attribute)))
         for target in targets:
-            for part in _target_parts(target):
+            for part in loops.target_parts(target):
                 if isinstance(part, cst.Attribute) and not plain:
                     found.add(part.attr.value)
     return found
@@ -722,10 +722,10 @@ def _single_assignment(scope: Scope, name: str) -> Optional[cst.BaseExpression]:
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:
                     values.append(node.value)
-                elif name in {n.value for n in _target_parts(target.target) if isinstance(n, cst.Name)}:
+                elif name in {n.value for n in loops.target_parts(target.target) if isinstance(n, cst.Name)}:
                     other = True
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            if name in {n.value for n in _target_parts(node.target) if isinstance(n, cst.Name)}:
+            if name in {n.value for n in loops.target_parts(node.target) if isinstance(n, cst.Name)}:
                 other = True
         elif isinstance(node, cst.Param) and node.name.value == name:
             other = True
@@ -773,16 +773,6 @@ def _reads_names(node: cst.CSTNode) -> Set[str]:
             if name is not None:
                 found.add(name)
     return found
-
-
-def _target_parts(target: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_parts(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_parts(target.value)
-    else:
-        yield target
 
 
 def _target_names(target: cst.CSTNode) -> FrozenSet[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -176,21 +176,13 @@ class ZeroGradPlacement(Rule):
                     self._check_gated_zero_grad(lines)
                     self._check_missing(lines)
 
-    def report(
-        self,
-        node: cst.CSTNode,
-        message: Optional[str] = None,
-        *,
-        fix: Optional[Fix] = None,
-        end_node: Optional[cst.CSTNode] = None,
-        anchors: Tuple[cst.CSTNode, ...] = (),
-    ) -> None:
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, **options: Any) -> None:
         # A method inlined into its caller's loop is also checked on its own:
         # one finding per statement and message.
         key = (id(node), message or "")
         if key not in self._reported:
             self._reported.add(key)
-            super().report(node, message, fix=fix, end_node=end_node, anchors=anchors)
+            super().report(node, message, **options)
 
     # ------------------------------------------------------------------ spellings
 
