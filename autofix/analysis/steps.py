@@ -970,7 +970,11 @@ def scope_uses_create_graph(scope: cst.CSTNode) -> bool:
 
 
 def names_in(node: cst.CSTNode) -> Set[str]:
-    """Plain names read in an expression (for reassignment checks)."""
+    """Plain names an expression reads from its scope (for reassignment checks).
+
+    A comprehension's own ``for`` targets are its locals: ``{k: v.item() for k, v in d.items()}``
+    reads ``d``, not ``k`` or ``v``.
+    """
     found: Set[str] = set()
     stack = [node]
     while stack:
@@ -979,9 +983,28 @@ def names_in(node: cst.CSTNode) -> Set[str]:
             found.add(current.value)
         elif isinstance(current, cst.Attribute):
             stack.append(current.value)
+        elif isinstance(current, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            found |= _comprehension_reads(current)
         else:
             stack.extend(_children(current))
     return found
+
+
+def _comprehension_reads(comp: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]) -> Set[str]:
+    # The first iterable is evaluated in the enclosing scope; everything else sees the targets.
+    outer = names_in(comp.for_in.iter)
+    local: Set[str] = set()
+    inner: Set[str] = set()
+    for comp_for in _generators(comp.for_in):
+        local |= _roots(comp_for.target)
+        if comp_for is not comp.for_in:
+            inner |= names_in(comp_for.iter)
+        for condition in comp_for.ifs:
+            inner |= names_in(condition.test)
+    parts = (comp.key, comp.value) if isinstance(comp, cst.DictComp) else (comp.elt,)
+    for part in parts:
+        inner |= names_in(part)
+    return outer | (inner - local)
 
 
 def assigned_names(node: cst.CSTNode) -> Set[str]:
