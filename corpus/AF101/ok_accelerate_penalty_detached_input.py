@@ -11,8 +11,7 @@ except ImportError:  # runs without accelerate: one process, gradients synced on
         def prepare(self, *objects):
             return objects
 
-        def backward(self, loss, **kwargs):
-            loss.backward(**kwargs)
+        backward = staticmethod(torch.Tensor.backward)
 
         def accumulate(self, model):
             return contextlib.nullcontext()
