@@ -356,6 +356,113 @@ def test_local_constructors_lead_to_methods_in_other_files(tmp_path):
     assert isinstance(update, FunctionSummary) and update.accumulated_params == {"val": {"total"}}
 
 
+def test_running_sums_kept_params_and_detaching_helpers():
+    model = alone(
+        """
+        class Meter:
+            def update(self, val, n=1):
+                self.last = val
+                self.sum = self.sum + val * n
+                self.ema = 0.9 * self.ema + 0.1 * val
+
+        def log_only(value, logger):
+            logger.info(f"{value}")
+            print(value.mean())
+
+        def keep(value, history, obj):
+            history.append(value)
+            obj.last = value
+
+        def repackage(h):
+            if isinstance(h, torch.Tensor):
+                return h.detach()
+            return tuple(repackage(v) for v in h)
+
+        def mapped(state):
+            return apply(state, torch.Tensor.detach)
+
+        def in_place(state):
+            for t in state:
+                t.detach_()
+        """
+    )
+    assert model.function("Meter.update").accumulated_params["val"] == {"sum", "ema"}
+    assert model.function("log_only").kept_params == set()
+    assert model.function("keep").kept_params == {"value"}
+    assert model.function("repackage").returns_detached
+    assert model.function("mapped").returns_detached
+    assert not model.function("keep").returns_detached
+    assert model.function("in_place").detached_in_place == {"state"}
+
+
+def test_returned_shapes_of_layers_tuples_and_dicts():
+    from autofix.model.summaries import Shape
+
+    graph = Shape(Kind.GRAPH)
+    model = alone(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(4, 8)
+                self.head = nn.Linear(8, 2)
+
+            def forward(self, x, state=None):
+                out, (h, c) = self.lstm(x, state)
+                return self.head(out), (h, c)
+
+            def step(self, x, y):
+                logits = self.head(x)
+                loss = torch.nn.functional.cross_entropy(logits, y)
+                return {"loss": loss, "logits": logits}
+
+            def halves(self, x):
+                mu, logvar = self.head(x).chunk(2, dim=-1)
+                return mu, logvar, mu.mean().item()
+        """
+    )
+    forward = model.function("Net.forward")
+    assert forward.returns.shapes == {Shape(Kind.TUPLE, (graph, Shape(Kind.TUPLE, (graph, graph))))}
+    assert model.function("Net.step").returns.shapes == {Shape(Kind.DICT, values=graph)}
+    assert model.function("Net.halves").returns.shapes == {Shape(Kind.TUPLE, (graph, graph, Shape(Kind.NUMBER)))}
+
+
+def test_element_and_module_level_constructors_lead_to_methods(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "utils/meters.py": """
+                class AverageMeter:
+                    def update(self, val, n=1):
+                        self.sum += val * n
+            """,
+            "train.py": """
+                from collections import defaultdict
+                from utils.meters import AverageMeter
+                meters = {k: AverageMeter() for k in ("a", "b")}
+                totals = defaultdict(AverageMeter)
+                overall = AverageMeter()
+
+                def train(loader, model):
+                    for x in loader:
+                        loss = model(x)
+                        meters["a"].update(loss)
+                        totals["b"].update(loss)
+                        overall.update(loss)
+            """,
+        },
+    )
+    model = model_of(tmp_path, "train.py")
+    train = model.function("train")
+    for spelled in ("meters[].update", "totals[].update", "overall.update"):
+        update = model.callee(train, spelled)
+        assert isinstance(update, FunctionSummary) and update.accumulated_params["val"] == {"sum"}, spelled
+
+
 # --------------------------------------------------------------------------- classes
 
 

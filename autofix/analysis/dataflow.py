@@ -19,12 +19,16 @@ being called on them), leaves (``nn.Parameter``, ``requires_grad=True``) and
 names that ``.backward()`` is called on. Graph breakers are ``detach``,
 ``item``, comparisons, ``argmax``, creation functions, ``no_grad`` regions and
 helpers whose body detaches (``repackage_hidden``).
+
+What a called function or method of the project does (what it returns, which
+arguments it keeps or adds into ``self``, whether it detaches) is asked of the
+program model (``context.model``), in this file or another file of the project.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -42,11 +46,17 @@ from autofix.model.vocabulary import (
     CUT_FUNCTIONS,
     CUT_METHODS,
     DETACH_HELPER_NAMES,
+    DISPLAY_FUNCTIONS,
+    DISPLAY_METHODS,
+    MAYBE_TUPLE_RESULT_OPS,
     NN_NON_MODULES,
     NON_TENSOR_METHODS,
     TORCH_CUT_FUNCTIONS,
+    TUPLE_RESULT_OPS,
 )
 from autofix.context import RuleContext
+from autofix.model.summaries import MODULE_BODY, FunctionSummary, Shape, nn_output_shape
+from autofix.model.summaries import Kind as ModelKind
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
 
@@ -161,11 +171,8 @@ def _sequence_kinds(node: cst.BaseExpression, values: Sequence[Val]) -> Kinds:
 
 
 # Tensor methods and torch functions whose result is not one tensor.
-_TUPLE_RESULTS = {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid",
-                  "broadcast_tensors"}
-_MAYBE_NAMED_TUPLE = {"max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue", "std_mean",
-                      "var_mean", "unique", "svd", "qr", "eig", "eigh", "slogdet", "lu", "aminmax", "histogram",
-                      "cummax", "cummin", "frexp", "where", "lstsq"}
+_TUPLE_RESULTS = TUPLE_RESULT_OPS
+_MAYBE_NAMED_TUPLE = MAYBE_TUPLE_RESULT_OPS
 _NOT_TENSOR_RESULTS = {"is_tensor", "numel", "manual_seed", "no_grad", "enable_grad", "device", "Size",
                        "get_rng_state", "is_grad_enabled", "save", "load", "set_grad_enabled", "compile"}
 _NON_TENSOR_METHODS = {"item": _NUMBER_KIND, "tolist": UNKNOWN, "numpy": _OTHER_KIND, "size": UNKNOWN,
@@ -174,10 +181,6 @@ _NON_TENSOR_METHODS = {"item": _NUMBER_KIND, "tolist": UNKNOWN, "numpy": _OTHER_
                        "type": UNKNOWN, "__len__": _NUMBER_KIND, "keys": _OTHER_KIND,
                        "is_floating_point": _OTHER_KIND, "state_dict": _OTHER_KIND}
 _NUMBER_FUNCTIONS = {"float", "int", "len", "round", "math.isfinite", "math.isnan", "hash", "id"}
-_NN_OUTPUT_KINDS: Dict[str, Kinds] = {"RNN": frozenset({TENSORS}), "GRU": frozenset({TENSORS}),
-                                      "LSTM": frozenset({(_TENSOR_KIND, frozenset({TENSORS}))}),
-                                      "LSTMCell": frozenset({TENSORS}), "RNNCell": _TENSOR_KIND,
-                                      "GRUCell": _TENSOR_KIND, "MultiheadAttention": frozenset({TENSORS})}
 
 
 def _torch_kinds(torch_fn: Optional[str], call: cst.Call) -> Kinds:
@@ -231,11 +234,9 @@ _MODULE_HINT_METHODS = {"parameters", "named_parameters", "state_dict", "load_st
                         "named_modules", "children", "train", "eval", "register_buffer", "buffers"}
 _NN_NON_MODULES = NN_NON_MODULES
 # Calls that consume a value for display only; a total passed to them does not escape.
-_DISPLAY_FUNCTIONS = _BREAKING_FUNCTIONS | {"sum", "max", "min", "abs", "sorted", "statistics.mean",
-                                            "math.exp", "np.exp", "numpy.exp", "np.std", "numpy.std"}
-_DISPLAY_METHODS = {"info", "debug", "warning", "warn", "error", "log", "add_scalar", "add_scalars",
-                    "set_postfix", "set_description", "set_postfix_str", "write", "format",
-                    "log_metric", "log_metrics", "log_dict", "append", "extend"}
+_DISPLAY_FUNCTIONS = DISPLAY_FUNCTIONS
+# ``append``/``extend`` into a local list: the list is followed as an accumulation of its own.
+_DISPLAY_METHODS = DISPLAY_METHODS | {"append", "extend"}
 _ACCUMULATING_METHODS = ACCUMULATING_METHODS
 
 
@@ -249,22 +250,15 @@ class ModuleFacts:
     modules: Set[str] = field(default_factory=set)
     leaves: Set[str] = field(default_factory=set)
     module_classes: Set[str] = field(default_factory=set)
-    #: local functions (or methods) whose result is a detached copy of their argument
-    detach_helpers: Set[str] = field(default_factory=set)
-    #: local functions that detach their argument in place
-    inplace_detach_helpers: Set[str] = field(default_factory=set)
     #: dotted module name → ``torch.nn`` class name it was built from (``LSTM`` …)
     nn_kind: Dict[str, str] = field(default_factory=dict)
-    #: dotted name → local class it was constructed from (``net = Forecaster()``)
+    #: dotted name → the class (of the file or the project, as spelled) it was constructed from
+    #: (``net = Forecaster()``)
     instance_class: Dict[str, str] = field(default_factory=dict)
     #: (class name, attribute) → ``torch.nn`` class name of ``self.attribute``
     class_attr_kind: Dict[Tuple[str, str], str] = field(default_factory=dict)
     #: the name ``torch`` is bound to at module level (``th`` for ``import torch as th``)
     torch_alias: Optional[str] = None
-    #: functions defined at the top level of the file, by name
-    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)
-    #: (class name, method name) → the method, inherited ones included for classes of the file
-    methods: Dict[Tuple[str, str], cst.FunctionDef] = field(default_factory=dict)
 
 
 def nn_kind_of(facts: ModuleFacts, callee: str) -> Optional[str]:
@@ -328,24 +322,14 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                             bound = alias.asname.name if alias.asname is not None else None
                             facts.torch_alias = bound.value if isinstance(bound, cst.Name) else "torch"
 
-    for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef):
-            facts.functions[stmt.name.value] = stmt
-    by_name = {cls.name.value: cls for cls in classes}
+    model = context.model
 
-    def add_methods(owner: str, cls: cst.ClassDef, seen: Set[str]) -> None:
-        # Own methods first, then those of the file's base classes it does not override.
-        seen.add(cls.name.value)
-        for stmt in loops.block_statements(cls.body):
-            if isinstance(stmt, cst.FunctionDef):
-                facts.methods.setdefault((owner, stmt.name.value), stmt)
-        for base in cls.bases:
-            base_name = (dotted_name(base.value) or "").rsplit(".", 1)[-1]
-            if base_name in by_name and base_name not in seen:
-                add_methods(owner, by_name[base_name], seen)
-
-    for cls in classes:
-        add_methods(cls.name.value, cls, set())
+    def project_class(spelled: str) -> bool:
+        """A class of the file, or of another project file (``from models.rnn import CharRNN``)."""
+        last = spelled.rsplit(".", 1)[-1]
+        return last in facts.module_classes or any(c.name.value == last for c in classes) or (
+            last[:1].isupper() and model.resolve_class(spelled) is not None
+        )
 
     for cls in classes:
         for node in _walk(cls.body):
@@ -362,7 +346,7 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                 [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             )
             value = _unwrap_module_expr(node.value)
-            instance_of = _instance_class(value, by_name)
+            instance_of = _instance_class(value, project_class)
             if instance_of is not None:
                 for target in targets:
                     bound_name = dotted_name(target)
@@ -373,7 +357,7 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                 target_name = dotted_name(target)
                 if target_name is None or kind is None:
                     continue
-                if isinstance(value, cst.Call) and (dotted_name(value.func) or "") in facts.module_classes:
+                if isinstance(value, cst.Call) and project_class(dotted_name(value.func) or ""):
                     facts.instance_class[target_name] = dotted_name(value.func) or ""
                 if kind == "leaf":
                     facts.leaves.add(target_name)
@@ -392,34 +376,15 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
             annotation = dotted_name(node.annotation.annotation) or ""
             if annotation.rsplit(".", 1)[-1] in {"Module", *facts.module_classes}:
                 facts.modules.add(node.name.value)
-        elif isinstance(node, cst.FunctionDef):
-            kind = _helper_kind(node)
-            if kind == "copy":
-                facts.detach_helpers.add(node.name.value)
-            elif kind == "inplace":
-                facts.inplace_detach_helpers.add(node.name.value)
     return facts
 
 
-def _instance_class(value: cst.BaseExpression, classes: Dict[str, cst.ClassDef]) -> Optional[str]:
-    """The class of the file that ``value`` builds: ``Meter()``, ``{k: Meter() for k in ...}``,
-    ``defaultdict(Meter)`` (containers of instances count: their elements share the methods)."""
-    if isinstance(value, cst.DictComp):
-        return _instance_class(value.value, classes)
-    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
-        return _instance_class(value.elt, classes)
-    if isinstance(value, cst.Dict) and value.elements:
-        found = {_instance_class(e.value, classes) for e in value.elements if isinstance(e, cst.DictElement)}
-        return found.pop() if len(found) == 1 else None
+def _instance_class(value: cst.BaseExpression, is_class: Callable[[str], bool]) -> Optional[str]:
+    """The project class (as spelled) that ``value`` builds: ``Net()``, ``Net().to(device)``."""
     if not isinstance(value, cst.Call):
         return None
-    name = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
-    if name in classes:
-        return name
-    if name == "defaultdict" and value.args:
-        factory = (dotted_name(value.args[0].value) or "").rsplit(".", 1)[-1]
-        return factory if factory in classes else None
-    return None
+    name = dotted_name(value.func) or ""
+    return name if name and is_class(name) else None
 
 
 def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleFacts) -> Optional[str]:
@@ -438,38 +403,17 @@ def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleF
             return "module"
         if last in facts.module_classes:
             return "module"
+    spelled = dotted_name(value.func)
+    if spelled and spelled.rsplit(".", 1)[-1][:1].isupper():
+        # A module class defined in another file of the project.
+        cls = context.model.resolve_class(spelled)
+        if cls is not None and context.model.is_module_class(cls):
+            return "module"
     return None
 
 
 def _is_true(arg: Optional[cst.Arg]) -> bool:
     return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
-
-
-def _helper_kind(func: cst.FunctionDef) -> Optional[str]:
-    """``copy`` when every ``return`` of ``func`` detaches, ``inplace`` when it calls ``.detach_()``."""
-    returns: List[cst.Return] = []
-    inplace = False
-    for node in _walk(func.body):
-        if isinstance(node, cst.Return):
-            returns.append(node)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach_":
-            inplace = True
-    if returns and all(r.value is not None and _detaches(r.value, func.name.value) for r in returns):
-        return "copy"
-    if inplace and not any(r.value is not None for r in returns):
-        return "inplace"
-    return None
-
-
-def _detaches(expr: cst.BaseExpression, self_name: str) -> bool:
-    for node in _walk(expr):
-        # ``h.detach()``, and ``torch.Tensor.detach`` handed to a mapping helper.
-        if isinstance(node, cst.Attribute) and node.attr.value in {"detach", "new_zeros"}:
-            return True
-        if isinstance(node, cst.Call):
-            if (dotted_name(node.func) or "").rsplit(".", 1)[-1] == self_name:
-                return True
-    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 _walk = loops.walk
@@ -496,8 +440,6 @@ class Accumulation:
     value: Val
     loops: Tuple[cst.CSTNode, ...]
     kind: str
-    #: True when ``target`` was assigned earlier in the same iteration of the innermost loop
-    reset_in_iteration: bool = False
 
 
 @dataclass
@@ -531,12 +473,14 @@ class GraphFlow:
         in_module_class: bool,
         in_class: bool,
         class_name: Optional[str] = None,
-        param_values: Optional[Dict[str, Val]] = None,
+        qualname: str = MODULE_BODY,
+        class_qualname: Optional[str] = None,
     ) -> None:
         self.context = context
         self.class_name = class_name
-        #: what each parameter holds on entry (a summary gives each one a label of its own)
-        self.param_values = param_values or {}
+        #: the model's names of this scope and of its class (``Trainer.fit``, ``Trainer``)
+        self.qualname = qualname
+        self.class_qualname = class_qualname
         #: what the scope returns, joined over its ``return`` statements (None: it never returns a value)
         self.returned: Optional[Val] = None
         self.facts = module_facts(context)
@@ -561,6 +505,7 @@ class GraphFlow:
         self._nograd = 0
         self._returns: List[State] = []
         self._backward_names = self._backward_receivers()
+        self._summary: Optional[FunctionSummary] = None
 
     # ----------------------------------------------------------------- entry
 
@@ -569,10 +514,7 @@ class GraphFlow:
         if isinstance(self.scope, cst.FunctionDef):
             for param in _params(self.scope):
                 self.params.add(param.name.value)
-                if param.name.value in self.param_values:
-                    state[param.name.value] = self.param_values[param.name.value]
-                else:
-                    state[param.name.value] = Val(GRAPH) if param.name.value in self._backward_names else CLEAN
+                state[param.name.value] = Val(GRAPH) if param.name.value in self._backward_names else CLEAN
                 if isinstance(param.default, cst.Name) and param.default.value == "None":
                     self.none_names.add(param.name.value)
             if self.scope.body in self.disabled:
@@ -805,25 +747,18 @@ class GraphFlow:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and self._loops:
             if self._method_accumulation(expr, line, state):
                 return
-        if isinstance(expr, cst.Call):
-            func_name = dotted_name(expr.func) or ""
-            last = func_name.rsplit(".", 1)[-1]
-            if last in self.facts.inplace_detach_helpers and expr.args:
-                target = dotted_name(expr.args[0].value)
-                if target is not None:
-                    self._assign(target, CLEAN, state, line)
-                    return
+        if isinstance(expr, cst.Call) and expr.args and self._detach_helper(expr.func) == "inplace":
+            target = dotted_name(expr.args[0].value)
+            if target is not None:
+                self._assign(target, CLEAN, state, line)
+                return
         self._expr(expr, state)
 
     def _method_accumulation(self, call: cst.Call, line: cst.CSTNode, state: State) -> bool:
         """``meter.update(loss)`` where the method adds its argument into ``self.*``: an accumulation
         into ``meter`` (the method's summary says which arguments it keeps)."""
-        target = self._callee(call.func)
-        if target is None or target[1] is None:
-            return False
-        func, cls = target
-        summary = function_summary(self.context, func, cls)
-        if summary is None or not summary.accumulated:
+        callee = self._callee(call.func)
+        if callee is None or callee.class_name is None or not callee.accumulated_params:
             return False
         assert isinstance(call.func, cst.Attribute)
         owner = call.func.value
@@ -831,8 +766,8 @@ class GraphFlow:
         if owner_name is None or owner_name == "self":
             return False
         self._expr(call, state)
-        for param, arg in bind_arguments(func, call, is_method=True).items():
-            if param in summary.accumulated:
+        for param, arg in _bind_arguments(callee, call).items():
+            if param in callee.accumulated_params:
                 self._record_accumulation(line, owner_name, arg, self._expr(arg, state), "method", state)
         return True
 
@@ -844,17 +779,10 @@ class GraphFlow:
     def _record_accumulation(
         self, line: cst.CSTNode, name: str, added: cst.BaseExpression, value: Val, kind: str, state: State
     ) -> None:
-        innermost = self._loops[-1]
-        carried = self.carried.get(innermost)
-        reset = False
-        if carried is not None:
-            reads = carried.first_read
-            # Assigned in this iteration before being read: a per-iteration total.
-            reset = name not in reads and name in carried.assignments
         previous = self.accumulations.get(added)
         if previous is not None:
             value = previous.value.join(value)
-        self.accumulations[added] = Accumulation(line, name, added, value, tuple(self._loops), kind, reset)
+        self.accumulations[added] = Accumulation(line, name, added, value, tuple(self._loops), kind)
 
     # ----------------------------------------------------------------- binding
 
@@ -1087,7 +1015,7 @@ class GraphFlow:
             receiver = self._expr(func.value, state)
             if method == "requires_grad_":
                 return Val(LEAF, kinds=_TENSOR_KIND)
-            if _is_detach_helper(method, self.facts):
+            if method in ("detach", "detach_") or self._detach_helper(func) == "copy":
                 # ``repackage_hidden(h)`` and ``h.detach()`` keep the structure they are given.
                 return Val(kinds=receiver.kinds if method in ("detach", "detach_") else joined.kinds)
             if method in _BREAKING_METHODS:
@@ -1116,7 +1044,7 @@ class GraphFlow:
                 kinds = _method_kinds(method, receiver, call)
             return Val(kinds=kinds).join_graph(receiver.join(joined)).computed()
 
-        if func_name in _BREAKING_FUNCTIONS or _is_detach_helper(last, self.facts):
+        if func_name in _BREAKING_FUNCTIONS or self._detach_helper(func) == "copy":
             if func_name in _BREAKING_FUNCTIONS:
                 return Val(kinds=_NUMBER_KIND if func_name in _NUMBER_FUNCTIONS else _OTHER_KIND)
             return Val(kinds=joined.kinds)
@@ -1144,110 +1072,93 @@ class GraphFlow:
         return Val(GRAPH, args.labels | {("src", call)}, kinds)
 
     def _module_output_kinds(self, callee: Optional[str]) -> Kinds:
-        """What calling the module ``callee`` returns: ``torch.nn`` classes by name, local classes by their forward."""
+        """What calling the module ``callee`` returns: ``torch.nn`` classes by name, project classes
+        by what the model says their ``forward`` returns."""
         if callee is None:
             return UNKNOWN
+        model = self.context.model
         if callee == "self":
-            cls = self.class_name
+            cls = model.cls(self.class_qualname) if self.class_qualname else None
         else:
             kind = nn_kind_of(self.facts, callee)
             if kind is not None:
-                return _NN_OUTPUT_KINDS.get(kind, UNKNOWN if kind.startswith("Transformer") else _TENSOR_KIND)
-            cls = self.facts.instance_class.get(callee)
-        forward = self.facts.methods.get((cls, "forward")) if cls else None
+                return shape_kinds(frozenset({nn_output_shape(kind)}))
+            spelled = self.facts.instance_class.get(callee)
+            cls = model.resolve_class(spelled) if spelled else None
+        forward = model.method(cls, "forward") if cls is not None else None
         if forward is None:
             return UNKNOWN
-        summary = function_summary(self.context, forward, cls)
-        return summary.returned.kinds if summary is not None else UNKNOWN
+        return shape_kinds(model.returned_shapes(forward))
 
     def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
-        """A call of a function or method defined in this file: what its summary says it returns."""
-        target = self._callee(call.func)
-        if target is None:
+        """A call of a function or method the project defines: what the model says it returns."""
+        callee = self._callee(call.func)
+        if callee is None:
             return None
-        func, cls = target
-        summary = function_summary(self.context, func, cls)
-        if summary is None:
-            return None
-        bound = bind_arguments(func, call, is_method=cls is not None)
-        for param, arg in bound.items():
-            if param in summary.escaping:
+        for param, arg in _bind_arguments(callee, call).items():
+            if param in callee.kept_params:
                 self.escaped.update(self._expr(arg, state).labels)
-        returned = summary.returned
-        if returned.level == CLEAN_LEVEL or self._nograd:
-            return Val(kinds=returned.kinds)
-        labels = set(joined.labels)
-        if any(label[0] != "param" for label in returned.labels):
-            labels.add(("src", call))
-        return Val(GRAPH, frozenset(labels), returned.kinds)
+        shapes = self.context.model.returned_shapes(callee)
+        kinds = shape_kinds(shapes)
+        if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
+            return Val(kinds=kinds)
+        if any(_holds_graph(shape) for shape in shapes):
+            # The callee runs a forward of its own (``self.net(x)``): a graph of its own.
+            return Val(GRAPH, joined.labels | {("src", call)}, kinds)
+        return Val(kinds=kinds).join_graph(joined).computed()
 
-    def _callee(self, func: cst.BaseExpression) -> Optional[Tuple[cst.FunctionDef, Optional[str]]]:
-        """The local function, or the method of a local class, that ``func`` names."""
-        if isinstance(func, cst.Name):
-            found = self.facts.functions.get(func.value)
-            return (found, None) if found is not None else None
-        if not isinstance(func, cst.Attribute):
+    @property
+    def summary(self) -> Optional[FunctionSummary]:
+        """The model's summary of this scope (the module body's for the module)."""
+        if self._summary is None:
+            self._summary = self.context.model.function(self.qualname)
+        return self._summary
+
+    def _callee(self, func: cst.BaseExpression) -> Optional[FunctionSummary]:
+        """The function or method of the project a call of ``func`` runs (``helper``, ``self.step``,
+        ``meter.update``, ``meters[k].update``, ``utils.log_losses``)."""
+        caller = self.summary
+        if caller is None:
             return None
-        owner = func.value
-        if isinstance(owner, cst.Subscript):
-            # ``meters[name].update(v)`` of ``meters = {k: AverageMeter() for k in ...}``
-            owner = owner.value
-        owner_name = dotted_name(owner)
-        if owner_name is None:
+        spelled = dotted_name(func)
+        if spelled is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript):
+            owner = dotted_name(func.value.value)
+            spelled = f"{owner}[].{func.attr.value}" if owner is not None else None
+        if spelled is None:
             return None
-        cls = self.class_name if owner_name == "self" else self.facts.instance_class.get(owner_name)
-        if cls is None:
+        found = self.context.model.callee(caller, spelled)
+        return found if isinstance(found, FunctionSummary) else None
+
+    def _detach_helper(self, func: cst.BaseExpression) -> Optional[str]:
+        """``copy`` for a helper returning a detached copy of its argument (``repackage_hidden``),
+        ``inplace`` for one detaching it in place, from its name or from what the model says it does."""
+        name = dotted_name(func) or ""
+        last = name.rsplit(".", 1)[-1].lower()
+        if last in DETACH_HELPER_NAMES or "detach" in last or "repackage" in last:
+            return "copy"
+        callee = self._callee(func)
+        if callee is None:
             return None
-        method = self.facts.methods.get((cls, func.attr.value))
-        return (method, cls) if method is not None else None
+        if callee.returns_detached:
+            return "copy"
+        if callee.detached_in_place & set(_call_params(callee)) and callee.returns.kinds == {ModelKind.NONE}:
+            return "inplace"
+        return None
 
     def _is_module(self, name: str) -> bool:
         return bool(name) and name in self.facts.modules
 
 
-@dataclass(frozen=True)
-class Summary:
-    """What a function of the file does with its arguments, seen from a caller."""
-
-    #: what it returns; level CLEAN when no path returns a graph (``.item()``, ``float()``, numbers)
-    returned: Val
-    #: parameters whose graph it keeps: stored on an object, returned inside a container, passed on
-    escaping: FrozenSet[str]
-    #: parameters it adds into a ``self.*`` attribute that outlives the call (``self.sum += val * n``)
-    accumulated: FrozenSet[str]
+def _call_params(callee: FunctionSummary) -> Tuple[str, ...]:
+    """The parameters a call passes arguments to (``self`` of a method is the receiver)."""
+    if callee.class_name is not None and "staticmethod" not in callee.decorators and callee.params:
+        return callee.params[1:]
+    return callee.params
 
 
-def function_summary(context: RuleContext, func: cst.FunctionDef, cls: Optional[str]) -> Optional[Summary]:
-    """The summary of ``func`` (a method of the file's class ``cls`` when given), cached; None while
-    it is being computed (recursion)."""
-    cache: Dict[cst.FunctionDef, Optional[Summary]] = context.fact("dataflow.summaries", dict)
-    if func in cache:
-        return cache[func]
-    cache[func] = None
-    facts = module_facts(context)
-    params = [p.name.value for p in _params(func)]
-    if cls is not None and params:
-        params = params[1:]  # ``self``
-    values = {name: Val(GRAPH, frozenset({("param", name)})) for name in params}
-    flow = GraphFlow(context, func, cls in facts.module_classes, cls is not None, cls, values).run()
-    returned = flow.returned if flow.returned is not None else Val(kinds=_NONE_KIND)
-    escaping = frozenset(label[1] for label in flow.escaped if label[0] == "param")
-    accumulated = frozenset(
-        label[1]
-        for acc in flow.accumulations.values()
-        if acc.target.startswith("self.") and acc.value.level == GRAPH
-        for label in acc.value.labels
-        if label[0] == "param"
-    )
-    summary = cache[func] = Summary(returned, escaping, accumulated)
-    return summary
-
-
-def bind_arguments(func: cst.FunctionDef, call: cst.Call, is_method: bool) -> Dict[str, cst.BaseExpression]:
+def _bind_arguments(callee: FunctionSummary, call: cst.Call) -> Dict[str, cst.BaseExpression]:
     """Parameter name → the argument a call passes for it (positional and keyword; no ``*args``)."""
-    params = list(func.params.posonly_params) + list(func.params.params)
-    if is_method and params:
-        params = params[1:]
+    params = _call_params(callee)
     bound: Dict[str, cst.BaseExpression] = {}
     for index, arg in enumerate(call.args):
         if arg.star:
@@ -1255,16 +1166,68 @@ def bind_arguments(func: cst.FunctionDef, call: cst.Call, is_method: bool) -> Di
         if arg.keyword is not None:
             bound[arg.keyword.value] = arg.value
         elif index < len(params):
-            bound[params[index].name.value] = arg.value
+            bound[params[index]] = arg.value
     return bound
 
 
-def _is_detach_helper(name: str, facts: ModuleFacts) -> bool:
-    """A helper that returns a detached copy: defined so here, well known, or named so."""
-    if name in DETACH_HELPER_NAMES or name in facts.detach_helpers:
+def shape_kinds(shapes: FrozenSet[Shape]) -> Kinds:
+    """The model's shapes of a value as kinds (unknown when any is unknown)."""
+    kinds: Kinds = frozenset()
+    for shape in shapes:
+        one = _shape_kind(shape)
+        if not one:
+            return UNKNOWN
+        kinds = kinds | one
+    return kinds
+
+
+def _shape_kind(shape: Shape) -> Kinds:
+    kind = shape.kind
+    if kind in (ModelKind.GRAPH, ModelKind.TENSOR):
+        return _TENSOR_KIND
+    if kind is ModelKind.NUMBER:
+        return _NUMBER_KIND
+    if kind is ModelKind.NONE:
+        return _NONE_KIND
+    if kind is ModelKind.OTHER:
+        return _OTHER_KIND
+    if kind is ModelKind.DICT:
+        values = shape.values
+        tensors = values is not None and values.kind in (ModelKind.GRAPH, ModelKind.TENSOR) and not values.parts
+        return frozenset({TENSOR_DICT if tensors else DICT})
+    if kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.values is not None and not shape.parts:
+        if _shape_kind(shape.values) == _TENSOR_KIND:
+            return frozenset({TENSORS if kind is ModelKind.TUPLE else TENSOR_LIST})
+        return UNKNOWN
+    if kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.parts:
+        parts = [_shape_kind(part) for part in shape.parts]
+        if all(part == _TENSOR_KIND for part in parts):
+            return frozenset({TENSORS if kind is ModelKind.TUPLE else TENSOR_LIST})
+        if all(part == _NUMBER_KIND for part in parts):
+            return frozenset({NUMBERS})
+        if kind is ModelKind.TUPLE and all(parts):
+            return frozenset({tuple(parts)})
+    return UNKNOWN
+
+
+def _holds_graph(shape: Shape) -> bool:
+    """Some part of the value is known to carry a graph."""
+    if shape.kind is ModelKind.GRAPH:
         return True
-    lowered = name.lower()
-    return "detach" in lowered or "repackage" in lowered
+    return any(_holds_graph(part) for part in shape.parts) or (shape.values is not None and _holds_graph(shape.values))
+
+
+def _may_hold_graph(shape: Shape) -> bool:
+    """Some part of the value may carry a graph (it is not all numbers, detached tensors, ``None``)."""
+    if shape.kind in (ModelKind.NUMBER, ModelKind.NONE, ModelKind.OTHER, ModelKind.TENSOR):
+        return False
+    if shape.kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.parts:
+        return any(_may_hold_graph(part) for part in shape.parts)
+    if shape.kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.values is not None:
+        return _may_hold_graph(shape.values)
+    if shape.kind is ModelKind.DICT and shape.values is not None:
+        return _may_hold_graph(shape.values)
+    return True
 
 
 def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
@@ -1373,30 +1336,34 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
 
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-    scopes: List[Tuple[cst.CSTNode, bool, Optional[cst.ClassDef]]] = []
+    # (scope, its class, the model's qualname of the scope, of its class)
+    scopes: List[Tuple[cst.CSTNode, Optional[cst.ClassDef], str, Optional[str]]] = []
     if may_backpropagate(top):
-        scopes.append((context.module, False, None))
+        scopes.append((context.module, None, MODULE_BODY, None))
 
-    def visit(statements: Sequence[cst.CSTNode], cls: Optional[cst.ClassDef]) -> None:
+    def visit(statements: Sequence[cst.CSTNode], cls: Optional[cst.ClassDef], prefix: str) -> None:
+        # ``prefix`` spells qualnames as the model does: ``Class.method``, ``outer.inner``.
         for stmt in statements:
             if isinstance(stmt, cst.FunctionDef):
+                qualname = prefix + stmt.name.value
                 if may_backpropagate([stmt.body]) or (cls is not None and keeps_state_on_self(stmt)):
-                    scopes.append((stmt, cls is not None, cls))
-                    visit(loops.block_statements(stmt.body), None)
+                    scopes.append((stmt, cls, qualname, prefix[:-1] if cls is not None else None))
+                    visit(loops.block_statements(stmt.body), None, qualname + ".")
             elif isinstance(stmt, cst.ClassDef):
-                visit(loops.block_statements(stmt.body), stmt)
+                visit(loops.block_statements(stmt.body), stmt, prefix + stmt.name.value + ".")
             elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)):
                 for block in _blocks(stmt):
-                    visit(loops.block_statements(block), None)
+                    visit(loops.block_statements(block), None, prefix)
 
-    visit(context.module.body, None)
+    visit(context.module.body, None, "")
     if not scopes:
         return flows
     facts = module_facts(context)
-    for scope, in_class, cls in scopes:
-        in_module = bool(in_class) and isinstance(cls, cst.ClassDef) and cls.name.value in facts.module_classes
-        class_name = cls.name.value if isinstance(cls, cst.ClassDef) else None
-        flows.append(GraphFlow(context, scope, in_module, bool(in_class), class_name).run())
+    for scope, cls, qualname, class_qualname in scopes:
+        in_module = cls is not None and cls.name.value in facts.module_classes
+        class_name = cls.name.value if cls is not None else None
+        flow = GraphFlow(context, scope, in_module, cls is not None, class_name, qualname, class_qualname)
+        flows.append(flow.run())
     return flows
 
 

@@ -37,8 +37,13 @@ How a rule queries it
     step.returns                    # Returns(kinds={Kind.DICT}, dict_keys={'loss'}, tuple_kinds, via_calls)
     step.number_params              # params turned into Python numbers (.item(), float(p), p.tolist())
     step.accumulated_params         # {'val': {'sum', 'vals'}}: param graph kept in self attributes
-    step.inplace_params, step.detached_params
+    step.inplace_params, step.detached_params, step.detached_in_place
+    step.kept_params                # params whose graph may outlive the call (returned, stored, passed on)
+    step.returns_detached           # every return detaches (a ``repackage_hidden``-like helper)
+    step.returns.shapes             # {Shape(TUPLE, (Shape(GRAPH), Shape(TUPLE, (GRAPH, GRAPH))))}: per return,
+                                    #   tuples by position, dicts by value, ``self.lstm(x)`` by layer
     step.local_constructors         # {'meter': 'utils.AverageMeter'}
+    step.element_constructors       # {'meters': 'utils.AverageMeter'} of {k: AverageMeter() ...}
     step.has_loop, step.calls, step.line, step.class_name, step.module
     step.sync_gated, step.in_sync_gated(line)   # inside `with accelerator.accumulate(model):`
     step.prepared                   # names bound by accelerator.prepare(...): step/zero_grad sync-gated
@@ -66,6 +71,8 @@ matches them with ``self.context.get(PositionProvider, node).start.line``.
     model.resolve("AverageMeter")           # ClassSummary / FunctionSummary from another file
     model.callee(step, "self.meter.update") # the FunctionSummary a call in `step` runs
     model.callee(step, "self.backward_D")   # a method of the class or a project base
+    model.callee(step, "meters[].update")   # a method of the elements of ``meters``
+    model.returned_shapes(function)         # shapes, following ``return self.net(x)`` / ``return helper(x)``
     model.returns(function)                 # Returns, following returned calls into callees
     model.self_method_calls(step)           # [FunctionSummary] of the self.<m>() calls, in order
     model.qualify("nn.ReLU")                # 'torch.nn.ReLU'
@@ -92,6 +99,7 @@ from autofix.model.summaries import (
     Kind,
     ModuleSummary,
     Returns,
+    Shape,
     StepCall,
     Target,
     ZeroGradCall,
@@ -110,6 +118,7 @@ __all__ = [
     "ModuleSummary",
     "Project",
     "Returns",
+    "Shape",
     "StepCall",
     "Target",
     "ZeroGradCall",

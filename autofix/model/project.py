@@ -14,7 +14,7 @@ import os
 import threading
 from pathlib import Path
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.model.frameworks import (
     Framework,
@@ -33,6 +33,7 @@ from autofix.model.summaries import (
     Kind,
     ModuleSummary,
     Returns,
+    Shape,
     summarize,
 )
 
@@ -166,9 +167,13 @@ class Project:
 
     def module_name(self, path: Union[str, Path]) -> Tuple[str, Path]:
         """``(dotted name, the folder it is importable from)`` of a file, following ``__init__.py`` packages."""
+        known = self._names.get(Path(path))
+        if known is not None:
+            return known
         file = Path(path).resolve()
         known = self._names.get(file)
         if known is not None:
+            self._names[Path(path)] = known
             return known
         parts = [] if file.name == "__init__.py" else [file.stem]
         folder = file.parent
@@ -278,6 +283,7 @@ class ModuleModel:
         self._mro_memo: Dict[int, List[ClassSummary]] = {}
         self._framework_memo: Dict[int, Framework] = {}
         self._models: Dict[str, ModuleModel] = {}
+        self._modules: Dict[str, Optional[ModuleSummary]] = {}
 
     # ------------------------------------------------------------------ this module
 
@@ -325,6 +331,8 @@ class ModuleModel:
         head = dotted.split(".", 1)[0]
         if head in self.summary.classes or head in self.summary.functions:
             return self._local(self.summary, dotted)
+        if head not in self.summary.imports and not self.summary.star_imports:
+            return None  # a local variable or a builtin: no module of the project
         return self.resolve_qualified(self.qualify(dotted))
 
     def resolve_qualified(self, qualified: str, depth: int = 0) -> Optional[Definition]:
@@ -334,7 +342,7 @@ class ModuleModel:
         parts = qualified.split(".")
         # The longest prefix that is a module of the project holds the rest.
         for cut in range(len(parts) - 1, 0, -1):
-            module = self.project.module(".".join(parts[:cut]), self.path)
+            module = self._module(".".join(parts[:cut]))
             if module is None:
                 continue
             rest = ".".join(parts[cut:])
@@ -352,6 +360,12 @@ class ModuleModel:
                     return found
             return None
         return None
+
+    def _module(self, dotted: str) -> Optional[ModuleSummary]:
+        """Project module ``dotted`` as imported from this file (looked up once per model: one check)."""
+        if dotted not in self._modules:
+            self._modules[dotted] = self.project.module(dotted, self.path) if self.project is not None else None
+        return self._modules[dotted]
 
     @staticmethod
     def _local(module: ModuleSummary, qualname: str) -> Optional[Definition]:
@@ -377,7 +391,7 @@ class ModuleModel:
             return self
         model = self._models.get(module_name)
         if model is None:
-            summary = self.project.module(module_name, self.path)
+            summary = self._module(module_name)
             model = self if summary is None else ModuleModel(summary, self.project, Path(summary.path))
             self._models[module_name] = model
         return model
@@ -478,7 +492,7 @@ class ModuleModel:
             return self.summary.classes.get(function.class_name)
         if self.project is None:
             return None
-        module = self.project.module(function.module, self.path)
+        module = self._module(function.module)
         return module.classes.get(function.class_name) if module is not None else None
 
     def loop_contract(self, function: FunctionSummary) -> Optional[LoopContract]:
@@ -527,6 +541,16 @@ class ModuleModel:
         self._returns_memo[key] = answer
         return answer
 
+    def returned_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:
+        """The shapes ``function`` returns; where every return is one call of a project function
+        (``return self.net(x)``, ``return helper(x)``), that function's shapes."""
+        result = function.returns
+        if len(result.via_calls) == 1 and not result.direct:
+            found = self._callee(function, result.via_calls[0])
+            if found is not None and found is not function:
+                return found.returns.shapes
+        return result.shapes
+
     def kind_of_call_result(self, function: FunctionSummary, callee: str) -> Kind:
         """The one kind a call spelled ``callee`` inside ``function`` returns (``UNKNOWN`` unless one)."""
         found = self._callee(function, callee)
@@ -560,7 +584,17 @@ class ModuleModel:
         head, _, rest = spelled.partition(".")
         owner: Optional[ClassSummary] = None
         model: ModuleModel = self
-        if caller.class_name is not None and caller.params and head == caller.params[0]:
+        body = self.summary.functions.get(MODULE_BODY)
+        if head.endswith("[]"):
+            # ``meters[k].update``: a method of the container's elements.
+            constructor = caller.element_constructors.get(head[:-2])
+            if constructor is None and body is not None and head[:-2] not in caller.params:
+                constructor = body.element_constructors.get(head[:-2])
+            found = self.resolve_qualified_or_local(constructor) if constructor and rest else None
+            if found is None:
+                return None
+            owner = found
+        elif caller.class_name is not None and caller.params and head == caller.params[0]:
             cls = self.class_of(caller)
             if cls is None or not rest:
                 return cls
@@ -575,6 +609,12 @@ class ModuleModel:
             owner = self._class_model(cls).resolve_qualified_or_local(attribute.constructor)
         elif head in caller.local_constructors and rest:
             found = self.resolve_qualified_or_local(caller.local_constructors[head])
+            if found is None:
+                return None
+            owner = found
+        elif rest and body is not None and head in body.local_constructors and head not in caller.params:
+            # A module-level object (``meter = AverageMeter()``) used inside a function.
+            found = self.resolve_qualified_or_local(body.local_constructors[head])
             if found is None:
                 return None
             owner = found

@@ -14,6 +14,7 @@ helper) is recorded by qualified name and resolved by
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import re
 from dataclasses import dataclass, field
@@ -26,13 +27,17 @@ from autofix.model.vocabulary import (
     CUT_METHODS,
     DETACH_HELPER_NAMES,
     INPLACE_ACTIVATIONS,
+    DISPLAY_FUNCTIONS,
+    DISPLAY_METHODS,
     KEEP_METHODS,
+    MAYBE_TUPLE_RESULT_OPS,
     NN_NON_MODULES,
     NON_TENSOR_METHODS,
     NUMBER_FUNCTIONS,
     NUMBER_METHODS,
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
+    TUPLE_RESULT_OPS,
     is_optimizer_constructor,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
@@ -112,6 +117,46 @@ class ZeroGradCall:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """The structure of a value: a leaf :class:`Kind`, a tuple or list of known length
+    (``out, (h, c)`` of an LSTM is ``TUPLE(GRAPH, TUPLE(GRAPH, GRAPH))``), or a dict whose
+    values all have one shape (``{'loss': l, 'logits': y}``: ``DICT`` of ``GRAPH``)."""
+
+    kind: Kind
+    #: the elements of a ``TUPLE`` or ``LIST`` literal, position by position
+    parts: Tuple["Shape", ...] = ()
+    #: the shape every value of a ``DICT`` has, or every element of a ``TUPLE`` of unknown
+    #: length (``x.chunk(2)``); None: not known
+    values: Optional["Shape"] = None
+
+
+def _leaf(kind: Kind) -> Shape:
+    return Shape(kind)
+
+
+_GRAPH_SHAPE = Shape(Kind.GRAPH)
+_PAIR = Shape(Kind.TUPLE, (_GRAPH_SHAPE, _GRAPH_SHAPE))
+#: What calling a ``torch.nn`` module returns, by class name (any other layer: one tensor).
+NN_OUTPUT_SHAPES: Dict[str, Shape] = {
+    "RNN": _PAIR,
+    "GRU": _PAIR,
+    "LSTM": Shape(Kind.TUPLE, (_GRAPH_SHAPE, _PAIR)),
+    "LSTMCell": _PAIR,
+    "MultiheadAttention": _PAIR,
+    "RNNCell": _GRAPH_SHAPE,
+    "GRUCell": _GRAPH_SHAPE,
+}
+
+
+def nn_output_shape(constructor: str) -> Shape:
+    """What calling a module built by ``torch.nn.<constructor>`` returns (``Transformer*``: unknown)."""
+    last = constructor.rsplit(".", 1)[-1]
+    if last in NN_OUTPUT_SHAPES:
+        return NN_OUTPUT_SHAPES[last]
+    return Shape(Kind.UNKNOWN) if last.startswith("Transformer") else _GRAPH_SHAPE
+
+
+@dataclass(frozen=True)
 class Returns:
     """What a function returns, over all its ``return`` statements."""
 
@@ -124,6 +169,8 @@ class Returns:
     via_calls: Tuple[str, ...] = ()
     #: the kinds of the returned values that are not such calls
     direct: FrozenSet[Kind] = frozenset()
+    #: the shape of each returned value (``Shape(NONE)`` for a bare or missing ``return``)
+    shapes: FrozenSet[Shape] = frozenset()
 
     @property
     def only(self) -> Optional[Kind]:
@@ -162,12 +209,23 @@ class FunctionSummary:
     inplace_params: Set[str] = field(default_factory=set)
     #: params detached (``p.detach()``, ``p.data``)
     detached_params: Set[str] = field(default_factory=set)
+    #: params detached in place (``p.detach_()``, ``for t in p: t.detach_()``)
+    detached_in_place: Set[str] = field(default_factory=set)
+    #: every ``return`` gives a detached value (``h.detach()``, a detach mapped over a structure,
+    #: a recursive call, ``None``): a helper like ``repackage_hidden``
+    returns_detached: bool = False
+    #: params whose graph may outlive the call: returned, yielded, stored on an object or in a
+    #: container, or handed to a call that may keep it (not ``torch`` functions, not logging)
+    kept_params: Set[str] = field(default_factory=set)
     #: every callee as spelled (``self.model``, ``F.relu``, ``helper``), qualified when imported
     calls: List[str] = field(default_factory=list)
     #: the function holds a ``for`` or ``while`` loop in its own body
     has_loop: bool = False
     #: local name → the qualified callee whose result it was last assigned (``meter = AverageMeter()``)
     local_constructors: Dict[str, str] = field(default_factory=dict)
+    #: local name → the qualified constructor of its elements (``meters = {k: AverageMeter() for k in …}``,
+    #: ``defaultdict(AverageMeter)``, ``[Meter() for _ in …]``)
+    element_constructors: Dict[str, str] = field(default_factory=dict)
     #: line spans ``(first, last)`` of ``with <accelerator>.accumulate(...):`` blocks, where an
     #: optimizer prepared by accelerate steps and zero_grads only on the syncing micro-batch
     sync_gated: List[Tuple[int, int]] = field(default_factory=list)
@@ -435,18 +493,18 @@ def _read_class(node: ast.ClassDef, qualname: str, summary: ModuleSummary) -> Cl
             bases.append(summary.qualify(spelled))
     cls = ClassSummary(node.name, qualname, node.lineno, summary.name, tuple(bases))
     methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    # __init__ first: what it assigns is what the attribute holds for the object's whole life.
+    # Attributes before methods: a method's summary knows what ``self.lstm(x)`` returns.
+    for method in sorted(methods, key=lambda m: m.name != "__init__"):
+        _AttributeReader(cls, method, summary).read()
     for method in methods:
-        function = _FunctionReader(method, f"{qualname}.{method.name}", qualname, summary).read()
+        function = _FunctionReader(method, f"{qualname}.{method.name}", qualname, summary, cls).read()
         cls.methods[method.name] = function
         summary.functions[function.qualname] = function
         for inner in _nested_definitions(method):
             _summarize_definition(inner, summary, function.qualname + ".", None)
         if method.name == "automatic_optimization" and _returns_false_property(method):
             cls.manual_optimization = True
-    # __init__ first: what it assigns is what the attribute holds for the object's whole life.
-    methods.sort(key=lambda m: m.name != "__init__")
-    for method in methods:
-        _AttributeReader(cls, method, summary).read()
     return cls
 
 
@@ -535,7 +593,10 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 class _FunctionReader:
     """One pass over a function's own body, in source order."""
 
-    def __init__(self, node: FunctionNode, qualname: str, class_name: Optional[str], module: ModuleSummary) -> None:
+    def __init__(
+        self, node: FunctionNode, qualname: str, class_name: Optional[str], module: ModuleSummary,
+        cls: Optional[ClassSummary] = None,
+    ) -> None:
         args = node.args
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         if args.vararg:
@@ -551,18 +612,24 @@ class _FunctionReader:
         )
         self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
         own = set(params) - {self.self_name}
+        self.own_params = frozenset(own)
         #: name → the params whose graph it carries
         self.taint: Dict[str, Set[str]] = {p: {p} for p in own}
         #: name → what it holds, as far as known
         self.kinds: Dict[str, Kind] = {}
         #: local names assigned from an optimizer constructor or ``self.optimizers()``
         self.optimizers: Set[str] = set()
+        #: the class of a method (its attributes tell what ``self.<attr>(x)`` returns)
+        self.cls = cls
+        #: local name → its shape, where binding told more than a kind (tuple unpacking)
+        self.shapes: Dict[str, Shape] = {}
 
     def _is_static(self) -> bool:
         return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in self.node.decorator_list)
 
     def read(self) -> FunctionSummary:
         returns: List[ast.expr] = []
+        shapes: Set[Shape] = set()
         saw_return_none = False
         for node in _own_nodes(self.node):
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
@@ -582,18 +649,23 @@ class _FunctionReader:
                         self.summary.prepared.update(_bound_names(elements, self.self_name))
                 self._note_optimizer(node.value, node.targets)
                 self._note_constructor(node.value, node.targets)
+                shape = self.shape_of(node.value)
                 for target in node.targets:
-                    self._bind(target, taint, kind)
+                    self._bind(target, taint, kind, shape)
                     self._write(target, node.value, augmented=False)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value))
+                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value), self.shape_of(node.value))
                 self._write(node.target, node.value, augmented=False)
             elif isinstance(node, ast.AugAssign):
                 self._write(node.target, node.value, augmented=True)
                 if isinstance(node.target, ast.Name):
                     self.taint[node.target.id] = self.taint.get(node.target.id, set()) | self._taint_of(node.value)
+                    combined = self._arithmetic_shape([self.shape_of(node.target), self.shape_of(node.value)])
+                    self.shapes[node.target.id] = combined
             elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value))
+                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value), self.shape_of(node.value))
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
+                self.summary.kept_params.update(self._taint_of(node.value))
             elif isinstance(node, ast.Call):
                 self._call(node)
             elif isinstance(node, ast.Attribute) and self._is_self(node.value):
@@ -606,8 +678,27 @@ class _FunctionReader:
                     saw_return_none = True
                 else:
                     returns.append(node.value)
+                    # The shape where it is returned (a name may be rebound later in the body).
+                    shapes.add(self.shape_of(node.value))
+                    self.summary.kept_params.update(self._taint_of(node.value))
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
+        if saw_return_none or not returns:
+            shapes.add(Shape(Kind.NONE))
+        self.summary.returns = dataclasses.replace(self.summary.returns, shapes=frozenset(shapes))
+        self.summary.returns_detached = bool(returns and self.own_params) and all(self._detaching(v) for v in returns)
         return self.summary
+
+    def _detaching(self, value: ast.expr) -> bool:
+        """Does this returned expression detach what it returns?"""
+        if isinstance(value, ast.Constant) and value.value is None:
+            return True
+        for node in ast.walk(value):
+            # ``h.detach()``, and ``torch.Tensor.detach`` handed to a mapping helper.
+            if isinstance(node, ast.Attribute) and node.attr in ("detach", "new_zeros"):
+                return True
+            if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == self.node.name:
+                return True
+        return False
 
     # ------------------------------------------------------------------ helpers
 
@@ -624,14 +715,26 @@ class _FunctionReader:
         spelled = dotted(node)
         return Target("expr", spelled or "")
 
-    def _bind(self, target: ast.AST, taint: Set[str], kind: Kind) -> None:
+    def _bind(self, target: ast.AST, taint: Set[str], kind: Kind, shape: Optional[Shape] = None) -> None:
         if isinstance(target, ast.Name):
             self.taint[target.id] = set(taint)
             self.kinds[target.id] = kind
+            if shape is not None and shape.kind is not Kind.UNKNOWN:
+                self.shapes[target.id] = shape
+            else:
+                self.shapes.pop(target.id, None)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
+            parts: Tuple[Optional[Shape], ...] = (None,) * len(target.elts)
+            if shape is not None and len(shape.parts) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                parts = shape.parts
+            elif shape is not None and shape.kind in (Kind.TUPLE, Kind.LIST) and shape.values is not None:
+                parts = (shape.values,) * len(target.elts)
+            for element, part in zip(target.elts, parts):
                 inner = element.value if isinstance(element, ast.Starred) else element
-                self._bind(inner, taint, Kind.UNKNOWN if kind in (Kind.TUPLE, Kind.LIST) else kind)
+                self._bind(inner, taint, Kind.UNKNOWN if kind in (Kind.TUPLE, Kind.LIST) else kind, part)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+            # Stored on an object or in a container: the caller's value outlives the call.
+            self.summary.kept_params.update(taint)
 
     def _taint_of(self, node: Optional[ast.AST]) -> Set[str]:
         """The params whose graph ``node``'s value may carry (cut by the vocabulary)."""
@@ -707,6 +810,99 @@ class _FunctionReader:
             return self._call_kind(node)
         return Kind.UNKNOWN
 
+    def shape_of(self, node: ast.AST) -> Shape:
+        """The shape of ``node``'s value: :meth:`kind_of`, with tuples, dicts and what modules
+        and tensor operations return spelled out."""
+        if isinstance(node, ast.Name) and node.id in self.shapes:
+            return self.shapes[node.id]
+        if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            kind = Kind.TUPLE if isinstance(node, ast.Tuple) else Kind.LIST
+            return Shape(kind, tuple(self.shape_of(e) for e in node.elts))
+        if isinstance(node, ast.Dict) and node.keys and all(k is not None for k in node.keys):
+            values = {self.shape_of(v) for v in node.values}
+            if len(values) == 1:
+                return Shape(Kind.DICT, values=values.pop())
+            if all(v.kind in (Kind.GRAPH, Kind.TENSOR) and not v.parts for v in values):
+                return Shape(Kind.DICT, values=_GRAPH_SHAPE)
+            return Shape(Kind.DICT)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+            whole = self.shape_of(node.value)
+            if whole.kind in (Kind.TUPLE, Kind.LIST) and -len(whole.parts) <= node.slice.value < len(whole.parts):
+                return whole.parts[node.slice.value]
+        if isinstance(node, ast.BinOp):
+            return self._arithmetic_shape([self.shape_of(node.left), self.shape_of(node.right)])
+        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            return self.shape_of(node.operand)
+        if isinstance(node, ast.Call):
+            module = self._module_shape(node)
+            if module is not None:
+                return module
+            if self._splits_graph(node):
+                return Shape(Kind.TUPLE, values=_GRAPH_SHAPE)
+            kind = self.kind_of(node)
+            if kind is Kind.UNKNOWN and self._computes_on_graph(node):
+                return _GRAPH_SHAPE
+            return Shape(kind)
+        return Shape(self.kind_of(node))
+
+    def _splits_graph(self, call: ast.Call) -> bool:
+        """``x.chunk(2)``, ``torch.split(x, 4)`` of a value with a graph: a tuple of such tensors."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in TUPLE_RESULT_OPS and self.shape_of(func.value) == _GRAPH_SHAPE:
+            return True
+        spelled = dotted(func) or ""
+        qualified = self.module.qualify(spelled) if spelled else ""
+        return (
+            qualified.startswith("torch.")
+            and qualified.rsplit(".", 1)[-1] in TUPLE_RESULT_OPS
+            and any(self.shape_of(a) == _GRAPH_SHAPE for a in call.args)
+        )
+
+    def _module_shape(self, call: ast.Call) -> Optional[Shape]:
+        """What calling ``self.<attr>`` (or ``self.<attr>.forward``) returns, for a ``torch.nn`` layer."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        if not (isinstance(func, ast.Attribute) and self._is_self(func.value) and self.cls is not None):
+            return None
+        attribute = self.cls.attributes.get(func.attr)
+        if attribute is None or attribute.kind is not AttrKind.MODULE or not attribute.constructor:
+            return None
+        if not attribute.constructor.startswith("torch.nn."):
+            return None
+        return nn_output_shape(attribute.constructor)
+
+    def _computes_on_graph(self, node: ast.Call) -> bool:
+        """A call on a value with a graph that yields one tensor: ``x.mean()``, ``F.relu(x)``."""
+        func = node.func
+        spelled = dotted(func) or ""
+        qualified = self.module.qualify(spelled) if spelled else ""
+        if qualified.startswith("torch."):
+            last = qualified.rsplit(".", 1)[-1]
+            if last in TORCH_CUT_FUNCTIONS or last in TUPLE_RESULT_OPS or last in MAYBE_TUPLE_RESULT_OPS or last[:1].isupper():
+                return False
+            return any(self.shape_of(a) == _GRAPH_SHAPE for a in node.args)
+        if isinstance(func, ast.Attribute) and self.shape_of(func.value) == _GRAPH_SHAPE:
+            method = func.attr
+            if method in CUT_METHODS or method in NON_TENSOR_METHODS or method in NUMBER_METHODS:
+                return False
+            if method in TUPLE_RESULT_OPS or (method in MAYBE_TUPLE_RESULT_OPS and (node.args or node.keywords)):
+                return False
+            return True
+        return False
+
+    @staticmethod
+    def _arithmetic_shape(shapes: List[Shape]) -> Shape:
+        """The shape of arithmetic on operands of these shapes (as :meth:`kind_of` does for kinds)."""
+        kinds = [s.kind if not s.parts and s.values is None else Kind.UNKNOWN for s in shapes]
+        if Kind.GRAPH in kinds:
+            return _GRAPH_SHAPE
+        if all(k is Kind.NUMBER for k in kinds):
+            return Shape(Kind.NUMBER)
+        if Kind.TENSOR in kinds and Kind.UNKNOWN not in kinds:
+            return Shape(Kind.TENSOR)
+        return Shape(Kind.UNKNOWN)
+
     def _call_kind(self, call: ast.Call) -> Kind:
         func = call.func
         spelled = dotted(func) or ""
@@ -778,19 +974,42 @@ class _FunctionReader:
 
     def _note_constructor(self, value: ast.expr, targets: List[ast.expr]) -> None:
         spelled = dotted(value.func) if isinstance(value, ast.Call) else None
+        element = self._element_constructor(value)
         for target in targets:
             if isinstance(target, ast.Name):
                 if spelled is not None and spelled.split(".", 1)[0] != self.self_name:
                     self.summary.local_constructors[target.id] = self.module.qualify(spelled)
                 else:
                     self.summary.local_constructors.pop(target.id, None)
+                if element is not None:
+                    self.summary.element_constructors[target.id] = element
+                else:
+                    self.summary.element_constructors.pop(target.id, None)
+
+    def _element_constructor(self, value: ast.expr) -> Optional[str]:
+        """The constructor of a container's elements: ``{k: Meter() for k in …}``, ``defaultdict(Meter)``."""
+        if isinstance(value, ast.DictComp):
+            value = value.value
+        elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            value = value.elt
+        elif isinstance(value, ast.Dict) and value.values:
+            found = {dotted(v.func) if isinstance(v, ast.Call) else None for v in value.values}
+            spelled = found.pop() if len(found) == 1 else None
+            return self.module.qualify(spelled) if spelled else None
+        elif isinstance(value, ast.Call) and value.args and (dotted(value.func) or "").rsplit(".", 1)[-1] == "defaultdict":
+            factory = dotted(value.args[0])
+            return self.module.qualify(factory) if factory and factory.rsplit(".", 1)[-1][:1].isupper() else None
+        else:
+            return None
+        spelled = dotted(value.func) if isinstance(value, ast.Call) else None
+        return self.module.qualify(spelled) if spelled else None
 
     def _write(self, target: ast.AST, value: ast.expr, augmented: bool) -> None:
         summary = self.summary
         base = target.value if isinstance(target, ast.Subscript) else target
         if isinstance(base, ast.Attribute) and self._is_self(base.value):
             summary.self_writes.add(base.attr)
-            if augmented or isinstance(target, ast.Subscript):
+            if augmented or isinstance(target, ast.Subscript) or self._adds_to_itself(value, base):
                 for param in self._taint_of(value):
                     summary.accumulated_params.setdefault(param, set()).add(base.attr)
             return
@@ -800,6 +1019,16 @@ class _FunctionReader:
         elif augmented and isinstance(target, ast.Name) and target.id in summary.params and target.id != self.self_name:
             # ``p += x`` on a tensor parameter writes the caller's tensor.
             summary.inplace_params.add(target.id)
+
+    def _adds_to_itself(self, value: ast.expr, attribute: ast.Attribute) -> bool:
+        """``self.sum = self.sum + val * n``, ``self.ema = a * self.ema + (1 - a) * val``."""
+        if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Add):
+            return False
+        return any(
+            isinstance(node, ast.Attribute) and node.attr == attribute.attr and self._is_self(node.value)
+            for side in (value.left, value.right)
+            for node in _arithmetic_operands(side)
+        )
 
     def _call(self, call: ast.Call) -> None:
         summary = self.summary
@@ -812,6 +1041,10 @@ class _FunctionReader:
             summary.self_calls.append("__call__")
         if spelled in NUMBER_FUNCTIONS and call.args:
             summary.number_params.update(self._taint_of(call.args[0]))
+        if self.own_params - summary.kept_params:
+            passed = set().union(*(self._taint_of(a) for a in [*call.args, *(k.value for k in call.keywords)]))
+            if passed - summary.kept_params and self._may_keep_arguments(call, spelled):
+                summary.kept_params.update(passed)
         if call.keywords and call.args and is_true(keyword_value(call, "inplace")):
             summary.inplace_params.update(self._param_of(call.args[0]))  # F.relu(p, inplace=True)
         if not isinstance(func, ast.Attribute):
@@ -827,6 +1060,8 @@ class _FunctionReader:
             summary.number_params.update(self._taint_of(receiver))
         elif method in ("detach", "detach_"):
             summary.detached_params.update(self._taint_of(receiver))
+            if method == "detach_":
+                summary.detached_in_place.update(self._taint_of(receiver))
         elif method in ACCUMULATING_METHODS and call.args:
             base = receiver.value if isinstance(receiver, ast.Subscript) else receiver
             if isinstance(base, ast.Attribute) and self._is_self(base.value):
@@ -853,6 +1088,32 @@ class _FunctionReader:
                     summary.steps.append(StepCall(self.target_of(receiver), self._known_optimizer(receiver), call.lineno))
         elif method == "zero_grad":
             summary.zero_grads.append(ZeroGradCall(self.target_of(receiver), call.lineno))
+
+    def _may_keep_arguments(self, call: ast.Call, spelled: Optional[str]) -> bool:
+        """Might this call keep its arguments beyond the call (a container, an unknown helper)?
+
+        Not ``torch`` functions, numbers and display helpers, tensor methods, the module itself
+        or its layers (``self(x)``, ``self.fc(x)``).
+        """
+        func = call.func
+        if spelled is not None:
+            qualified = self.module.qualify(spelled)
+            if qualified.startswith("torch.") or qualified.startswith("math.") or spelled in DISPLAY_FUNCTIONS:
+                return False
+        if self._is_self(func):
+            return False
+        if not isinstance(func, ast.Attribute):
+            return True
+        receiver = func.value
+        if func.attr in DISPLAY_METHODS or func.attr in CUT_METHODS or func.attr in NON_TENSOR_METHODS:
+            return False
+        if self._taint_of(receiver) or self.shape_of(receiver).kind in (Kind.GRAPH, Kind.TENSOR):
+            return False  # a method of a tensor: ``x.add(y)`` computes, it does not store
+        if isinstance(receiver, ast.Attribute) and self._is_self(receiver.value) and self.cls is not None:
+            attribute = self.cls.attributes.get(receiver.attr)
+            if attribute is not None and attribute.kind is AttrKind.MODULE:
+                return False
+        return True
 
     def _param_of(self, node: ast.AST) -> Set[str]:
         if isinstance(node, ast.Name) and node.id in self.summary.params and node.id != self.self_name:
@@ -917,6 +1178,17 @@ class _FunctionReader:
                 elif spelled is not None:
                     via.append(spelled)
         return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via), frozenset(direct))
+
+
+def _arithmetic_operands(node: ast.expr) -> Iterator[ast.expr]:
+    """The operands of an arithmetic expression (``a * ema`` gives ``a`` and ``ema``)."""
+    if isinstance(node, ast.BinOp):
+        yield from _arithmetic_operands(node.left)
+        yield from _arithmetic_operands(node.right)
+    elif isinstance(node, ast.UnaryOp):
+        yield from _arithmetic_operands(node.operand)
+    else:
+        yield node
 
 
 def _bound_names(targets: Iterable[ast.expr], self_name: Optional[str]) -> Set[str]:

@@ -115,6 +115,32 @@ TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
     }
 )
 
+#: Tensor methods and ``torch`` functions whose result is a tuple of tensors, not one tensor.
+TUPLE_RESULT_OPS: FrozenSet[str] = frozenset(
+    {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid", "broadcast_tensors"}
+)
+#: ... and those whose result is a (named) tuple when given a dimension or always.
+MAYBE_TUPLE_RESULT_OPS: FrozenSet[str] = frozenset(
+    {
+        "max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue", "std_mean", "var_mean",
+        "unique", "svd", "qr", "eig", "eigh", "slogdet", "lu", "aminmax", "histogram", "cummax", "cummin",
+        "frexp", "where", "lstsq",
+    }
+)
+
+#: Calls that consume a value for display only: a tensor handed to them is not kept.
+DISPLAY_FUNCTIONS: FrozenSet[str] = CUT_FUNCTIONS | {
+    "sum", "max", "min", "abs", "sorted", "statistics.mean", "math.exp", "np.exp", "numpy.exp", "np.std",
+    "numpy.std",
+}
+#: Methods (of loggers, progress bars, strings) that consume a value for display only.
+DISPLAY_METHODS: FrozenSet[str] = frozenset(
+    {
+        "info", "debug", "warning", "warn", "error", "log", "add_scalar", "add_scalars", "set_postfix",
+        "set_description", "set_postfix_str", "write", "format", "log_metric", "log_metrics", "log_dict",
+    }
+)
+
 #: Builtins that hold values without computing on them (a tuple of leaves is no graph).
 CONTAINER_FUNCTIONS: FrozenSet[str] = frozenset(
     {"tuple", "list", "dict", "zip", "enumerate", "reversed", "sorted", "iter", "next", "set"}

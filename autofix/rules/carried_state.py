@@ -177,10 +177,13 @@ class CarriedState(Rule):
         """The state is re-created where the training loop runs: a method of the class that assigns it
         (``reset_state()``, ``init_hidden()``), or the attribute assigned from outside, called in a loop
         that runs backward(); or such a reset exists but its caller is not in this file."""
+        model = self.context.model
+        summary = model.cls(cls) if cls is not None else None
         resetters = {
-            method
-            for (owner, method), func in facts.methods.items()
-            if owner == cls and method not in ("__init__", "forward") and _assigns_self(func, attr)
+            name
+            for current in (model.mro(summary) if summary is not None else [])
+            for name, method in current.methods.items()
+            if name not in ("__init__", "forward") and attr in method.self_writes
         }
         training_loops = [
             loop for f in flows for b in f.backwards.values() for loop in f.loops_of(b.loops)[-1:]
@@ -300,15 +303,6 @@ class CarriedState(Rule):
                 continue
             kinds.add(_assigned_kind(self.context, facts, assignment.statement, name))
         return kinds.pop() if len(kinds) == 1 else "unknown"
-
-
-def _assigns_self(func: cst.FunctionDef, attr: str) -> bool:
-    for node in loops.walk(func.body):
-        if isinstance(node, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            if any(name == f"self.{attr}" for target in targets for name, _ in loops.target_names(target)):
-                return True
-    return False
 
 
 def _state_kind(kinds: Kinds) -> str:
