@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 from dataclasses import dataclass
-from typing import List
+from typing import List, Sequence, Tuple
 
 import unidiff
 
@@ -22,14 +23,39 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
         return ""
     a = split_lines(old)
     b = split_lines(new)
+    # difflib's matching costs far more than linear in the lines it is given:
+    # diff only the changed middle and the context around it, then move the
+    # hunk headers back to the file's line numbers.
+    prefix, suffix = common_ends(a, b)
+    lo = max(0, prefix - context)
+    a = a[lo : len(a) - max(0, suffix - context)]
+    b = b[lo : len(b) - max(0, suffix - context)]
     out: List[str] = []
     for line in difflib.unified_diff(a, b, f"a/{path}", f"b/{path}", n=context):
+        if lo and line.startswith("@@ "):
+            line = _HUNK.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + lo}", line)
         if line.endswith("\n"):
             out.append(line)
         else:
             out.append(line + "\n")
             out.append(NO_NEWLINE)
     return "".join(out)
+
+
+#: The start line of each side in a hunk header (``@@ -12,3 +12,4 @@``).
+_HUNK = re.compile(r"([-+])(\d+)")
+
+
+def common_ends(a: Sequence[str], b: Sequence[str]) -> Tuple[int, int]:
+    """How many leading and (after those) trailing items ``a`` and ``b`` share."""
+    limit = min(len(a), len(b))
+    prefix = 0
+    while prefix < limit and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and a[len(a) - 1 - suffix] == b[len(b) - 1 - suffix]:
+        suffix += 1
+    return prefix, suffix
 
 
 def split_lines(text: str) -> List[str]:

@@ -22,7 +22,7 @@ from autofix import suppression, syntax
 from autofix.analysis.names import children
 from autofix.analysis.screen import parse_python
 from autofix.context import FIND_PROJECT, RuleContext
-from autofix.diff import match_line_endings, unified_diff
+from autofix.diff import common_ends, match_line_endings, unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule
 from autofix.types import FileResult, Finding, FixInfo, Options, TextEdit
 
@@ -391,11 +391,15 @@ def _overlaps(a: CodeRange, b: CodeRange) -> bool:
 
 
 def apply_fixes(
-    module: cst.Module, positions, fixes: Sequence[Tuple[str, Fix]]
+    module: cst.Module,
+    positions,
+    fixes: Sequence[Tuple[str, Fix]],
+    parents: Optional[Dict[int, cst.CSTNode]] = None,
 ) -> Tuple[cst.Module, List[str]]:
     """Apply every fix whose edits do not overlap an earlier one; return the codes applied.
 
     Overlapping fixes are left for the next pass of the fixpoint loop.
+    ``parents`` is ``module``'s :func:`parent_map` when the caller has it.
     """
     taken: List[CodeRange] = []
     plan = _Plan()
@@ -409,7 +413,7 @@ def apply_fixes(
         codes.append(code)
     if not codes:
         return module, []
-    applier = _Applier(plan, _ancestors(module, plan.targets()))
+    applier = _Applier(plan, _ancestors(module, plan.targets(), parents))
     new_module = module.visit(applier)
     if applier.applied < plan.size:
         # A target sat where a parent's position does not cover it (rare
@@ -444,8 +448,8 @@ class _Plan:
                 raise TypeError(edit)
 
 
-def _ancestors(module: cst.Module, targets: Sequence[cst.CSTNode]) -> Set[int]:
-    """ids of ``targets`` and of every node on the way down to them from ``module``."""
+def parent_map(module: cst.Module) -> Dict[int, cst.CSTNode]:
+    """The parent of each code-carrying node of ``module``, by the child's id."""
     parents: Dict[int, cst.CSTNode] = {}
     stack: List[cst.CSTNode] = [module]
     while stack:
@@ -453,6 +457,15 @@ def _ancestors(module: cst.Module, targets: Sequence[cst.CSTNode]) -> Set[int]:
         for child in children(parent):
             parents[id(child)] = parent
             stack.append(child)
+    return parents
+
+
+def _ancestors(
+    module: cst.Module, targets: Sequence[cst.CSTNode], parents: Optional[Dict[int, cst.CSTNode]] = None
+) -> Set[int]:
+    """ids of ``targets`` and of every node on the way down to them from ``module``."""
+    if parents is None:
+        parents = parent_map(module)
     keep: Set[int] = {id(module)}
     for target in targets:
         node: Optional[cst.CSTNode] = target
@@ -528,6 +541,14 @@ class _ModuleText:
         self.footer = "".join(module.code_for_node(line) for line in module.footer)
         #: the module's text as parsed (``module.code`` would generate it all again)
         self.code = code
+        self._parents: Optional[Dict[int, cst.CSTNode]] = None
+
+    @property
+    def parents(self) -> Dict[int, cst.CSTNode]:
+        """:func:`parent_map` of the module, built once for all the fixes rendered against it."""
+        if self._parents is None:
+            self._parents = parent_map(self.module)
+        return self._parents
 
     def code_of(self, new: cst.Module) -> str:
         old = self.module
@@ -549,7 +570,7 @@ def _same_nodes(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
 
 
 def _render_fix(module: cst.Module, positions, fix: Fix, text: "_ModuleText", path: str) -> FixInfo:
-    new_module, _ = apply_fixes(module, positions, [("", fix)])
+    new_module, _ = apply_fixes(module, positions, [("", fix)], text.parents)
     old_code = text.code
     new_code = match_line_endings(old_code, text.code_of(new_module))
     return FixInfo(
@@ -564,10 +585,13 @@ def text_edits(old: str, new: str) -> Tuple[TextEdit, ...]:
     """Line-granular minimal edits turning ``old`` into ``new``."""
     a = old.splitlines(keepends=True)
     b = new.splitlines(keepends=True)
+    # Match only the changed middle: difflib costs far more than linear in its input.
+    prefix, suffix = common_ends(a, b)
+    a, b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     edits = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        edits.append(TextEdit(i1 + 1, 0, i2 + 1, 0, "".join(b[j1:j2])))
+        edits.append(TextEdit(prefix + i1 + 1, 0, prefix + i2 + 1, 0, "".join(b[j1:j2])))
     return tuple(edits)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import subprocess
 import shutil
 
@@ -60,3 +61,16 @@ def test_patch_applies_the_diff(tmp_path):
     diff = unified_diff(old, new, "x.py")
     subprocess.run(["patch", "-p1", "-s"], input=diff.encode(), cwd=tmp_path, check=True)
     assert (tmp_path / "x.py").read_text() == new
+
+
+def test_a_change_deep_in_a_long_file_keeps_the_file_line_numbers():
+    # Only the changed middle is matched; the hunks must still be the ones difflib
+    # prints for the whole file.
+    old_lines = [f"line {i}\n" for i in range(1, 201)]
+    new_lines = list(old_lines)
+    new_lines[99] = "changed 100\n"
+    new_lines.insert(150, "added after 150\n")
+    old, new = "".join(old_lines), "".join(new_lines)
+    expected = "".join(difflib.unified_diff(old_lines, new_lines, "a/x.py", "b/x.py"))
+    assert unified_diff(old, new, "x.py") == expected
+    assert "@@ -97,7 +97,7 @@" in expected

@@ -142,6 +142,18 @@ def test_text_edits_describe_the_fix():
     assert (edit.start_line, edit.end_line, edit.new_text) == (2, 3, "y = y.relu()\n")
 
 
+def test_text_edits_far_into_a_file_keep_its_line_numbers():
+    from autofix.engine import text_edits
+
+    old = "".join(f"x{i} = {i}\n" for i in range(300))
+    new = old.replace("x200 = 200\n", "x200 = 0\nextra = 1\n").replace("x5 = 5\n", "")
+    edits = text_edits(old, new)
+    assert [(e.start_line, e.end_line, e.new_text) for e in edits] == [
+        (6, 7, ""),
+        (201, 202, "x200 = 0\nextra = 1\n"),
+    ]
+
+
 def test_rule_fix_kinds_are_declared_or_read_from_the_module():
     assert RepeatedBackward.fix_applicabilities() == (Applicability.UNSAFE,)
     assert DEMO_RULES["AF903"].fix_applicabilities() == ()
