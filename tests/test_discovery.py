@@ -83,6 +83,46 @@ def test_gitignore_above_the_argument_counts_inside_a_repository(tmp_path):
     assert rel(tmp_path, files) == ["src/model.py"]
 
 
+@pytest.mark.parametrize(
+    "ignore, named",
+    [
+        pytest.param("ignored/\n", "ignored", id="the named folder is ignored"),
+        pytest.param("ignored/\n", "ignored/sub", id="a folder above the named one is ignored"),
+        pytest.param("/ignored\n", "ignored/sub", id="anchored pattern"),
+        pytest.param("ign*\n", "ignored/sub", id="wildcard pattern"),
+    ],
+)
+def test_a_named_folder_inside_an_ignored_one_is_checked(tmp_path, monkeypatch, ignore, named):
+    # Ancestor ignore files must not hide what the user named (as ruff does):
+    # checking 0 files and exiting 0 would let CI pass silently.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text(ignore + "*_pb2.py\n")
+    make(tmp_path, "ignored/sub/a.py", "ignored/sub/deeper/b.py", "ignored/sub/c_pb2.py", "ignored/top.py")
+    files, errors = discover([str(tmp_path / named)])
+    expected = ["ignored/sub/a.py", "ignored/sub/deeper/b.py"]
+    if named == "ignored":
+        expected.append("ignored/top.py")
+    assert rel(tmp_path, files) == sorted(expected)  # the other patterns still apply inside it
+    assert errors == []
+    # The same from inside the folder, named as ".".
+    monkeypatch.chdir(tmp_path / named)
+    files, _ = discover(["."])
+    assert sorted(os.path.join(named, f) for f in files) == sorted(expected)
+
+
+def test_bulk_benchmark_never_deletes_a_tree_it_did_not_build(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bulk", Path(__file__).parents[1] / "benchmarks" / "bulk.py")
+    bulk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bulk)
+    make(tmp_path, "mine/a.py", "mine/pkg/b.py")
+    tree = tmp_path / "mine"
+    assert bulk.build_tree(["torch-geometric"], tmp_path / "cache", tree) == tree
+    assert rel(tmp_path, sorted(map(str, tree.rglob("*.py")))) == ["mine/a.py", "mine/pkg/b.py"]
+    assert not (tmp_path / "cache").exists()  # nothing was downloaded either
+
+
 def test_gitignore_can_be_disregarded(tmp_path):
     make(tmp_path, "a.py", "gen.py")
     (tmp_path / ".gitignore").write_text("gen.py\n")
