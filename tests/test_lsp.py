@@ -613,6 +613,41 @@ def test_per_unit_lint_matches_the_whole_file_lint_and_follows_moved_lines() -> 
     assert len(views) == 1 and "def helper" in views[0] and "def train_step" not in views[0]
 
 
+def test_a_long_first_lint_publishes_what_it_found_so_far(monkeypatch) -> None:
+    from autofix.lsp import incremental
+    from autofix.lsp import server as s
+
+    # Twelve functions, each with a double backward: a first lint of them all takes a while.
+    body = DOUBLE_BACKWARD.split("\n\n\n", 1)[1]
+    text = DOUBLE_BACKWARD.split("\n\n\n", 1)[0] + "".join(
+        "\n\n\n" + body.replace("train_step", f"train_step_{i}") for i in range(12)
+    )
+    options = api.Options(fix=False)
+    monkeypatch.setattr(incremental, "PROGRESS_S", 0.0)  # publish after every unit
+    partials: list = []
+    linter = incremental.IncrementalLinter()
+    final = linter.lint(
+        text, incremental.units(text), ("t.py", options), "utf-16",
+        lambda view: s.run_engine(view, "t.py", options),
+        lambda finding, document: s.to_diagnostic(finding, document, None),
+        partials.append,
+    )
+    assert len(final) == 12
+    # One publication per unit while at least PROGRESS_MIN_LEFT are still to come,
+    # each the final diagnostics of the units done so far.
+    assert [len(p) for p in partials] == list(range(1, 13 - incremental.PROGRESS_MIN_LEFT))
+    assert all(p == final[: len(p)] for p in partials)
+    # Re-linting the same text hits the cache: nothing partial to publish.
+    partials.clear()
+    assert linter.lint(
+        text, incremental.units(text), ("t.py", options), "utf-16",
+        lambda view: s.run_engine(view, "t.py", options),
+        lambda finding, document: s.to_diagnostic(finding, document, None),
+        partials.append,
+    ) == final
+    assert partials == []
+
+
 def test_respan_after_an_edit_agrees_with_a_full_parse() -> None:
     import random
 

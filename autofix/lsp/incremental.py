@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -32,6 +33,12 @@ from lsprotocol.converters import get_converter
 
 from autofix.lsp.convert import Document
 from autofix.types import FileResult, Finding
+
+#: Seconds between two publications of a long first lint's partial diagnostics.
+PROGRESS_S = 0.25
+#: Partial diagnostics are published only while this many units are still to lint:
+#: a short file is done soon enough to publish once.
+PROGRESS_MIN_LEFT = 8
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _converter = get_converter()
@@ -215,13 +222,18 @@ class IncrementalLinter:
         encoding: str,
         run: Callable[[str], FileResult],
         render: Callable[[Finding, Document], types.Diagnostic],
+        progress: Optional[Callable[[List[types.Diagnostic]], None]] = None,
     ) -> Optional[List[types.Diagnostic]]:
         """Diagnostics for ``text`` from per-unit lints; ``None``: lint the whole file instead.
 
         ``spans`` are the text's :func:`units`; ``key`` says what else the
         results depend on (path, options); ``encoding`` is the LSP position
         encoding; ``run`` lints a view's text; ``render`` turns a finding into
-        a diagnostic against a document.
+        a diagnostic against a document. ``progress``, when given, receives
+        the diagnostics of the units linted so far every :data:`PROGRESS_S`
+        seconds while at least :data:`PROGRESS_MIN_LEFT` units are still to
+        lint: opening a long module lints every unit, which takes seconds, and
+        an editor can show the top of the file meanwhile.
         """
         if len(spans) < 2:
             return None
@@ -235,6 +247,7 @@ class IncrementalLinter:
         units_cache: Dict[Any, _Lint] = {}
         context_cache: Dict[Any, _Lint] = {}
         diagnostics: List[types.Diagnostic] = []
+        next_progress = time.perf_counter() + PROGRESS_S
         try:
             context_key = (tuple((i, lines[i]) for i in context), key, encoding)
             found = self._context.get(context_key)
@@ -242,20 +255,32 @@ class IncrementalLinter:
                 found = _lint_view(lines, context, frozenset(context), encoding, run, render, 0)
             context_cache[context_key] = found
             diagnostics.extend(found.diagnostics)
+            done = 0
             for start, end in spans:
                 cache_key = (signature, "".join(lines[start:end]), key, encoding)
                 found = self._units.get(cache_key)
-                if found is None or (not found.movable and found.base != start):
+                linted = found is None or (not found.movable and found.base != start)
+                if linted:
                     own = frozenset(range(start, end))
                     found = _lint_view(lines, sorted(own.union(context)), own, encoding, run, render, start)
+                assert found is not None
                 units_cache[cache_key] = found
                 diagnostics.extend(_shift(d, start - found.base) for d in found.diagnostics)
+                done += 1
+                left = len(spans) - done
+                if linted and progress is not None and left >= PROGRESS_MIN_LEFT and time.perf_counter() >= next_progress:
+                    progress(sorted(diagnostics, key=_order))
+                    next_progress = time.perf_counter() + PROGRESS_S
         except NotLocal:
             return None
         # Keep only what this version uses: the cache never outgrows one file.
         self._units, self._context = units_cache, context_cache
-        diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
+        diagnostics.sort(key=_order)
         return diagnostics
+
+
+def _order(diagnostic: types.Diagnostic) -> Tuple[int, int, str]:
+    return (diagnostic.range.start.line, diagnostic.range.start.character, str(diagnostic.code))
 
 
 def _lint_view(

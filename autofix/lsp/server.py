@@ -188,6 +188,7 @@ class AutofixLanguageServer(LanguageServer):
             encoding,
             lambda view: run_engine(view, path, lint_options, project),
             lambda finding, document: to_diagnostic(finding, document, version),
+            lambda partial: self._publish_partial(uri, version, partial),
         )
         exact = diagnostics is None
         if diagnostics is None:
@@ -200,6 +201,22 @@ class AutofixLanguageServer(LanguageServer):
             diagnostics = [_with_version(d, version) for d in diagnostics]
         logger.debug("linted %s v%s in %.1f ms", path, version, (time.perf_counter() - started) * 1e3)
         return Linted(uri, version, text, path, options, diagnostics, encoding, exact)
+
+    def _publish_partial(self, uri: str, version: Optional[int], diagnostics: List[types.Diagnostic]) -> None:
+        """From the lint thread: publish what a long lint found so far, if the buffer is still at ``version``."""
+        loop = self.event_loop
+        if loop is None:
+            return
+        diagnostics = [_with_version(d, version) for d in diagnostics]
+
+        def publish() -> None:
+            document = self.workspace.text_documents.get(uri)
+            if document is not None and document.version == version:
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+                )
+
+        loop.call_soon_threadsafe(publish)
 
     def options_for(self, path: str) -> Options:
         try:
@@ -254,6 +271,17 @@ def source_bytes(text: str) -> Tuple[bytes, str]:
 def run_engine(text: str, path: str, options: Options, project: Optional[Project] = None) -> FileResult:
     data, _ = source_bytes(text)
     return api.fix_source(data, path, options, project)
+
+
+#: A tiny module with a finding: linting it loads everything a real lint needs.
+_WARM_UP = b"def f(model, x, opt):\n    out = model(x)\n    out.sum().backward()\n    out.mean().backward()\n    opt.step()\n"
+
+
+def warm_up() -> None:
+    try:
+        api.fix_source(_WARM_UP, "warm_up.py", Options(fix=False), None)
+    except Exception as exc:  # never let a warm-up failure reach the client
+        logger.error("autofix: warm-up lint failed: %s", exc)
 
 
 _CHILD = (
@@ -485,6 +513,9 @@ def create_server() -> AutofixLanguageServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: AutofixLanguageServer, params: types.InitializedParams) -> None:
+        # LibCST, the rules and the analyses load on the lint worker while the
+        # editor is still busy starting up, not when the first buffer opens.
+        ls.executor.submit(warm_up)
         # Ask to hear about pyproject.toml edits made outside the editor too.
         watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         if watched and watched.dynamic_registration:
