@@ -521,8 +521,37 @@ def test_attribute_kinds():
     assert net.attributes["hidden"].kinds == {AttrKind.NONE, AttrKind.TENSOR}
     assert net.attributes["hidden"].assigned_in == ["__init__", "reset"]
     assert net.attributes["act"].from_param == "act"
+    # what a call of the attribute returns that autograd saved: the model's answer for AF103
+    saved = {name: a.saved_output for name, a in net.attributes.items() if a.saved_output}
+    assert saved == {"block": "relu", "head": "relu", "f": "sigmoid"}
     assert net.attributes["z"].requires_grad and net.attributes["running"].buffer
     assert model.framework(net) is Framework.MODULE
+
+
+def test_saved_output_of_configurable_callables_and_modules():
+    model = alone(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Head(nn.Module):
+            def __init__(self, squash=torch.sigmoid, train=True, act=None):
+                super().__init__()
+                self.squash = squash
+                self.pick = F.softmax if train else torch.softmax
+                self.mixed = torch.tanh if train else torch.sigmoid
+                self.act = act
+                self.gate = nn.Sigmoid()
+                self.stack = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+                self.plain = nn.Sequential(nn.Tanh(), nn.Linear(2, 2))
+        """
+    )
+    saved = {name: a.saved_output for name, a in model.cls("Head").attributes.items()}
+    assert saved == {
+        "squash": "sigmoid", "pick": "softmax", "mixed": None, "act": None, "gate": "sigmoid", "stack": "tanh",
+        "plain": None,
+    }
 
 
 def test_optimizer_assigned_in_another_method_is_an_optimizer():

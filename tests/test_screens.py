@@ -302,6 +302,23 @@ def train(model, data, lr):
         for p in model.parameters():
             p -= lr * p.grad
 """,
+    "loop_carried_saved_output": """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, inp):
+        b = self.fc(inp)
+        for i in range(3):
+            b[:, i] = b[:, i] + 1
+            b = torch.sigmoid(b)
+        return b.sum()
+""",
     "view_saved": """\
 import torch
 from torch import nn

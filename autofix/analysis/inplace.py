@@ -30,7 +30,9 @@ from autofix.analysis.inplace_ops import (
     TORCH_INPLACE_FUNCTIONS,
 )
 from autofix.analysis.index import module_index
-from autofix.model.summaries import ClassSummary, FunctionSummary
+from autofix.analysis.steps import class_summary
+from autofix.model.summaries import AttrKind, ClassSummary, FunctionSummary
+from autofix.model.vocabulary import OUTPUT_SAVING_MODULES, SAVES_OUTPUT
 from autofix.analysis.names import children as _children, dotted_name, keyword, walk_local as _walk
 from autofix.analysis.training import (
     disables_grad,
@@ -48,10 +50,6 @@ from autofix.context import RuleContext
 # backward() raise "one of the variables needed for gradient computation has
 # been modified by an inplace operation".
 
-#: Backward reads the output: ``sigmoid_backward(grad, result)``, ``threshold_backward(grad, result, 0)`` …
-SAVES_OUTPUT = frozenset(
-    {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan"}
-)
 #: Backward reads the (single) input; saved only when that input requires grad.
 SAVES_INPUT = frozenset(
     {
@@ -77,8 +75,6 @@ PARAMETRIC_MODULES = frozenset(
         "Embedding", "EmbeddingBag",
     }
 )
-#: ``nn`` modules that save their output, and the op that does it.
-OUTPUT_SAVING_MODULES = {"ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax", "LogSoftmax": "log_softmax"}
 #: ``nn`` modules that neither save their input nor return a new alias of it worth tracking.
 QUIET_MODULES = frozenset(
     {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Identity",
@@ -240,8 +236,6 @@ class _Analysis:
         #: dotted target -> (the constructor call, the def holding it)
         self.module_built: Dict[str, Tuple[cst.Call, Optional[cst.FunctionDef]]] = {}
         self.classes: Dict[str, cst.ClassDef] = {}
-        #: ``self.f`` bound to a torch op that saves its output (``self.f = torch.sigmoid``) -> the op
-        self.callable_ops: Dict[str, str] = {}
         self._output_memo: Dict[int, Optional[str]] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
@@ -339,7 +333,6 @@ class _Analysis:
                 self.owner[node] = None
         for assign, cls in index.assigns:
             if not isinstance(assign.value, cst.Call):
-                self._index_callable(assign, cls, holder.get(id(assign)))
                 continue
             ctor = dotted_name(assign.value.func) or ""
             last = ctor.rsplit(".", 1)[-1]
@@ -359,31 +352,6 @@ class _Analysis:
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
-
-    def _index_callable(self, assign: cst.Assign, cls: Optional[cst.ClassDef], holder: Optional[cst.FunctionDef]) -> None:
-        """``self.f = torch.sigmoid``, or ``self.f = f`` with ``f=torch.sigmoid`` the default: a configurable op."""
-        candidates: List[cst.BaseExpression] = [assign.value]
-        if isinstance(assign.value, cst.IfExp):
-            candidates = [assign.value.body, assign.value.orelse]
-        ops: Set[Optional[str]] = set()
-        for candidate in candidates:
-            if isinstance(candidate, cst.Name) and holder is not None:
-                default = next((p.default for p in _all_params(holder) if p.name.value == candidate.value), None)
-                candidate = default if default is not None else candidate
-            qualified = {q for q in qualified_names(self.context, candidate) if q.startswith("torch.")}
-            dotted = dotted_name(candidate) or ""
-            if dotted.startswith("F."):
-                qualified.add("torch.nn.functional." + dotted[2:])
-            op = next((q.rsplit(".", 1)[-1] for q in qualified), None)
-            ops.add(op if op in SAVES_OUTPUT else None)
-        found = ops.pop() if len(ops) == 1 else None
-        if found is None:
-            return
-        for target in assign.targets:
-            name = dotted_name(target.target)
-            if name and name.startswith("self.") and cls is not None:
-                self.callable_ops[f"{cls.name.value}.{name}"] = found
-                return
 
     def _excluded(self, func: cst.FunctionDef) -> bool:
         if INIT_NAME.search(func.name.value):
@@ -431,6 +399,18 @@ class _Analysis:
                 if callee not in seen and not self._excluded(callee):
                     grad = scope.grad or callee in self.grad_callees
                     queue.append(self._scope(callee, self.owner.get(callee), caller_visible=False, grad=grad))
+
+    def callable_op(self, cls: Optional[cst.ClassDef], dotted: str) -> Optional[str]:
+        """The op ``self.f`` is when it is a configurable callable whose output autograd saves
+        (``self.f = torch.sigmoid``, or a parameter defaulting to one): the program model's
+        ``AttributeSummary.saved_output``, found through project bases too."""
+        if cls is None or not dotted.startswith("self.") or dotted.count(".") != 1:
+            return None
+        summary = class_summary(self.context, cls)
+        attribute = self.context.model.attribute(summary, dotted[len("self."):]) if summary is not None else None
+        if attribute is None or attribute.kind not in (AttrKind.CALLABLE, AttrKind.UNKNOWN):
+            return None
+        return attribute.saved_output
 
     def is_module_name(self, name: str) -> bool:
         """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
@@ -1241,7 +1221,7 @@ class _Walker:
                 op = self.a.output_saved_by(self._key(dotted) or "")
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
                 return _Binding("value", True, grad, fresh_id, saved=self._module_output(dotted, ctor, op) if op and grad else None)
-            op = self.a.callable_ops.get(self._key(dotted) or "") if dotted is not None else None
+            op = self.a.callable_op(self.scope.cls, dotted) if dotted is not None else None
             if op is not None:
                 return _Binding("value", True, arg_grad, fresh_id, saved=f"the output of `{dotted}` ({op})" if arg_grad else None)
             if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:

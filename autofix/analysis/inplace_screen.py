@@ -35,9 +35,7 @@ from autofix.analysis.inplace import (
     FRESH_METHODS,
     INIT_NAME,
     NON_TENSOR_BUILTINS,
-    OUTPUT_SAVING_MODULES,
     SAVES_INPUT,
-    SAVES_OUTPUT,
     SAVES_PARTNER,
     VIEW_METHODS,
 )
@@ -50,6 +48,7 @@ from autofix.analysis.inplace_ops import (
 )
 from autofix.analysis.screen import nodes_of
 from autofix.model.summaries import dotted as _dotted
+from autofix.model.vocabulary import OUTPUT_SAVING_MODULES, SAVES_OUTPUT
 
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -191,18 +190,24 @@ class _Summary:
             if _reads_grad_of(node, target):
                 return True  # a leaf, whatever it is bound to: ``p -= lr * p.grad``
             where = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-            current = None
+            around = [(start, end) for start, end in loops if start <= where <= end]
+            # The binding the write sees: the last one before it, or, in a loop, one further
+            # down the body (the next iteration writes into what the previous one bound:
+            # ``b[i] = b[i] + 1; b = torch.sigmoid(b)``).
+            seen: List[_Site] = []
             for applied, site in sorted(sites.get(target, ()), key=lambda s: s[0]):
                 if applied < where:
-                    current = site
-            if current is None or (needs_tensor and not current.tensor):
-                return False
-            if current.risky or target in shared:
-                return True
+                    seen[:1] = [site]
+                elif any(start <= applied <= end for start, end in around):
+                    seen.append(site)
             # saved before the write, or anywhere in a loop around it (a fresh tensor
             # saved for another operand's gradient counts too: ``b * w``)
-            horizon = max([where] + [end for start, end in loops if start <= where <= end])
-            return (current.gradful or current.tensor) and saved_at.get(target, _NEVER) < horizon
+            horizon = max([where] + [end for _, end in around])
+            return any(
+                (site.risky or target in shared or ((site.gradful or site.tensor) and saved_at.get(target, _NEVER) < horizon))
+                for site in seen
+                if site.tensor or not needs_tensor
+            )
 
         #: an in-place write the analysis could report: on a name that may be an argument, a
         #: leaf, a view, an alias or a value requiring grad saved before the write (and a

@@ -772,7 +772,8 @@ def function_summary(context: RuleContext, func: cst.CSTNode) -> Optional[Functi
     return context.model.function(qualname) if qualname is not None else None
 
 
-def _class_summary(context: RuleContext, cls: cst.ClassDef) -> Optional[ClassSummary]:
+def class_summary(context: RuleContext, cls: cst.ClassDef) -> Optional[ClassSummary]:
+    """The program model's summary of a ``class`` of this module."""
     qualname = _definitions(context).qualnames.get(cls)
     return context.model.cls(qualname) if qualname is not None else None
 
@@ -796,7 +797,7 @@ def method_owner(context: RuleContext, func: cst.CSTNode) -> Optional[cst.ClassD
 
 def class_method(context: RuleContext, owner: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
     """Method ``name`` of ``owner`` (its own or a base's), when this module defines it."""
-    cls = _class_summary(context, owner)
+    cls = class_summary(context, owner)
     method = context.model.method(cls, name) if cls is not None else None
     return _local_def(context, method) if method is not None else None
 

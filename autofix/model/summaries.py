@@ -35,6 +35,8 @@ from autofix.model.vocabulary import (
     NON_TENSOR_METHODS,
     NUMBER_FUNCTIONS,
     NUMBER_METHODS,
+    OUTPUT_SAVING_MODULES,
+    SAVES_OUTPUT,
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
@@ -294,6 +296,10 @@ class AttributeSummary:
     assigned_in: List[str] = field(default_factory=list)
     #: the parameter of the assigning method it came from (``self.act = act``)
     from_param: Optional[str] = None
+    #: the op whose output a call of it returns and autograd saves for backward (an in-place
+    #: write to that output breaks backward): ``nn.Sigmoid()`` → ``sigmoid``, an ``nn.Sequential``
+    #: ending in ``nn.ReLU()`` → ``relu``, a configurable ``torch.sigmoid`` (also as a parameter's default)
+    saved_output: Optional[str] = None
 
 
 @dataclass
@@ -506,6 +512,13 @@ def _read_class(node: ast.ClassDef, qualname: str, summary: ModuleSummary) -> Cl
         if method.name == "automatic_optimization" and _returns_false_property(method):
             cls.manual_optimization = True
     return cls
+
+
+def _module_saved_output(constructor: Optional[str]) -> Optional[str]:
+    """The op a ``torch.nn`` module built by ``constructor`` saves its output with (``torch.nn.ReLU`` → ``relu``)."""
+    if constructor is None or not constructor.startswith("torch.nn."):
+        return None
+    return OUTPUT_SAVING_MODULES.get(constructor.rsplit(".", 1)[-1])
 
 
 def _returns_false_property(method: FunctionNode) -> bool:
@@ -1298,6 +1311,7 @@ class _AttributeReader:
         if isinstance(value, ast.Name) and value.id in self.params:
             attribute = self._record(name, AttrKind.UNKNOWN, None)
             attribute.from_param = attribute.from_param or value.id
+            attribute.saved_output = self._callable_saved_output(value)
             return
         kind, constructor = self._kind(value)
         attribute = self._record(name, kind, constructor)
@@ -1307,6 +1321,31 @@ class _AttributeReader:
                 last = self._last_layer(value)
                 if last is not None:
                     attribute.last_layer, attribute.ends_inplace = last
+            built = attribute.last_layer if constructor is not None and constructor.endswith("Sequential") else constructor
+            attribute.saved_output = _module_saved_output(built)
+        else:
+            attribute.saved_output = self._callable_saved_output(value)
+
+    def _callable_saved_output(self, value: ast.expr) -> Optional[str]:
+        """The op a configurable callable is: ``torch.sigmoid``, ``F.softmax``, a parameter defaulting to one,
+        either branch of ``a if c else b`` when both are the same op."""
+        candidates = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+        ops = set()
+        for candidate in candidates:
+            if isinstance(candidate, ast.Name) and candidate.id in self.params:
+                candidate = self._param_default(candidate.id) or candidate
+            spelled = dotted(candidate)
+            qualified = self.module.qualify(spelled) if spelled is not None else ""
+            op = qualified.rsplit(".", 1)[-1]
+            ops.add(op if qualified.startswith("torch.") and op in SAVES_OUTPUT else None)
+        return ops.pop() if len(ops) == 1 else None
+
+    def _param_default(self, name: str) -> Optional[ast.expr]:
+        args = self.method.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults: List[Tuple[ast.arg, Optional[ast.expr]]] = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+        defaults.extend(zip(args.kwonlyargs, args.kw_defaults))
+        return next((default for arg, default in defaults if arg.arg == name), None)
 
     def _kind(self, value: ast.expr) -> Tuple[AttrKind, Optional[str]]:
         if isinstance(value, ast.Constant):

@@ -23,7 +23,7 @@ The deciding facts:
 from __future__ import annotations
 
 import enum
-from typing import FrozenSet, Optional
+from typing import Dict, FrozenSet, Optional
 
 
 class Effect(enum.Enum):
@@ -192,6 +192,16 @@ INPLACE_ACTIVATIONS: FrozenSet[str] = frozenset(
     {"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "SiLU", "Mish", "Hardswish", "Hardsigmoid",
      "Hardtanh", "RReLU", "Threshold", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"}
 )
+
+
+#: Ops whose backward reads their own output (an in-place write to it breaks backward), by last name.
+SAVES_OUTPUT: FrozenSet[str] = frozenset(
+    {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan"}
+)
+#: ``torch.nn`` modules that save their output, and the op that does it.
+OUTPUT_SAVING_MODULES: Dict[str, str] = {
+    "ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax", "LogSoftmax": "log_softmax",
+}
 
 
 def method_effect(name: str) -> Effect:
