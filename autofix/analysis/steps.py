@@ -26,6 +26,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 import libcst as cst
 
+from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import (
     BACKWARD_NAMES,
@@ -36,7 +37,7 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
-from autofix.model.frameworks import Framework, LoopContract
+from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
 from autofix.model.summaries import ClassSummary, FunctionSummary
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
@@ -742,6 +743,12 @@ class _Definitions:
 
     nodes: Dict[str, cst.CSTNode] = field(default_factory=dict)
     qualnames: Dict[cst.CSTNode, str] = field(default_factory=dict)
+    #: methods (defs directly in a class body, as the model has them) → their class
+    owners: Dict[cst.FunctionDef, cst.ClassDef] = field(default_factory=dict)
+
+    @property
+    def method_names(self) -> Set[str]:
+        return {method.name.value for method in self.owners}
 
 
 def _definitions(context: RuleContext) -> _Definitions:
@@ -762,7 +769,10 @@ def _collect_definitions(module: cst.Module) -> _Definitions:
             prefix = qualname + "."
         if isinstance(stmt, cst.BaseCompoundStatement):
             for block in _child_blocks(stmt):
-                stack.extend((inner, prefix) for inner in reversed(list(_block_body(block))))
+                body = list(_block_body(block))
+                if isinstance(stmt, cst.ClassDef):
+                    found.owners.update((inner, stmt) for inner in body if isinstance(inner, cst.FunctionDef))
+                stack.extend((inner, prefix) for inner in reversed(body))
     return found
 
 
@@ -787,18 +797,15 @@ def _local_def(context: RuleContext, summary: FunctionSummary) -> Optional[cst.F
 
 
 def method_owner(context: RuleContext, func: cst.CSTNode) -> Optional[cst.ClassDef]:
-    """The class ``func`` is a method of, if it is one."""
-    summary = function_summary(context, func)
-    if summary is None or summary.class_name is None:
-        return None
-    node = _definitions(context).nodes.get(summary.class_name)
-    return node if isinstance(node, cst.ClassDef) else None
+    """The class ``func`` is a method of, if it is one (read off the tree: no need to build the model)."""
+    return _definitions(context).owners.get(func) if isinstance(func, cst.FunctionDef) else None
 
 
 def class_method(context: RuleContext, owner: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
     """Method ``name`` of ``owner`` (its own or a base's), when this module defines it."""
     cls = class_summary(context, owner)
-    method = context.model.method(cls, name) if cls is not None else None
+    # Only a method this module defines has a body to walk here: bases in other files are not read.
+    method = context.model.method(cls, name, local=True) if cls is not None else None
     return _local_def(context, method) if method is not None else None
 
 
@@ -816,7 +823,7 @@ def _eventful(context: RuleContext, summary: FunctionSummary, memo: Dict[int, bo
         return False
     visiting.add(key)
     answer = bool(summary.backward_calls or summary.steps or summary.zero_grads) or any(
-        _eventful(context, method, memo, visiting) for method in context.model.self_method_calls(summary)
+        _eventful(context, method, memo, visiting) for method in context.model.self_method_calls(summary, local=True)
     )
     visiting.discard(key)
     memo[key] = answer
@@ -841,10 +848,24 @@ def inlined_method(context: RuleContext, small: cst.BaseSmallStatement, owner: O
 
 def calls_eventful_method(context: RuleContext, func: cst.FunctionDef) -> bool:
     """``func`` calls a ``self.`` method that runs a training event."""
+    # Asked of every function of a module that back-propagates; the model is built only for a
+    # method that calls a method this module defines (``self.fc(x)`` calls a submodule).
+    definitions = _definitions(context)
+    if method_owner(context, func) is None or not _self_call_names(context, func) & definitions.method_names:
+        return False
     summary = function_summary(context, func)
     if summary is None or summary.class_name is None:
         return False
-    return any(eventful(context, method) for method in context.model.self_method_calls(summary))
+    return any(eventful(context, method) for method in context.model.self_method_calls(summary, local=True))
+
+
+def _self_call_names(context: RuleContext, func: cst.FunctionDef) -> Set[str]:
+    found = set()
+    for call in module_index(context).calls_of(func):
+        mc = method_call(call)
+        if mc is not None and _is_self(mc[0]):
+            found.add(mc[1])
+    return found
 
 
 def _is_self(node: cst.BaseExpression) -> bool:
@@ -874,9 +895,19 @@ def framework_step_functions(context: RuleContext) -> Set[cst.FunctionDef]:
 
 
 def _collect_framework_steps(context: RuleContext) -> Set[cst.FunctionDef]:
+    # The model (built here otherwise) wires a loop function only from an ignite ``Engine(fn)``
+    # or an ``@engine.on(...)`` handler, and a framework step method by its name.
+    code = context.code if context.code is not None else context.module.code
+    if "Engine" not in code and ".on(" not in code and LIGHTNING_STEP not in _definitions(context).method_names:
+        return set()
     model = context.model
     found: Set[cst.FunctionDef] = set()
     for summary in model.functions():
+        # Asking for a contract resolves the class's bases across the project: only for candidates.
+        if summary.name != LIGHTNING_STEP and summary.class_name is not None:
+            continue
+        if summary.class_name is None and summary.name not in model.summary.loop_functions and summary.qualname not in model.summary.loop_functions:
+            continue
         contract = model.loop_contract(summary)
         if contract is not None and contract.framework in _ITERATION_FRAMEWORKS:
             node = _local_def(context, summary)

@@ -419,15 +419,32 @@ class ModuleModel:
         return order
 
     def resolve_qualified_or_local(self, qualified: str) -> Optional[ClassSummary]:
+        found = self.local_class(qualified)
+        if found is not None:
+            return found
+        found_def = self.resolve_qualified(qualified)
+        return found_def if isinstance(found_def, ClassSummary) else None
+
+    def local_class(self, qualified: str) -> Optional[ClassSummary]:
+        """A class of this module by qualified base name (nothing else is parsed)."""
         name = self.summary.name
         if name and qualified.startswith(name + "."):
             found = self.summary.classes.get(qualified[len(name) + 1:])
             if found is not None:
                 return found
-        if qualified in self.summary.classes:
-            return self.summary.classes[qualified]
-        found_def = self.resolve_qualified(qualified)
-        return found_def if isinstance(found_def, ClassSummary) else None
+        return self.summary.classes.get(qualified)
+
+    def local_mro(self, cls: ClassSummary) -> List[ClassSummary]:
+        """``cls`` and its bases defined in this module, depth first: :meth:`mro` without reading other files."""
+        order: List[ClassSummary] = []
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if any(current is seen for seen in order):
+                continue
+            order.append(current)
+            stack.extend(reversed([b for b in map(self.local_class, current.bases) if b is not None]))
+        return order
 
     def all_bases(self, cls: ClassSummary) -> List[str]:
         """Every qualified base of ``cls`` and of its project bases, transitively."""
@@ -454,9 +471,9 @@ class ModuleModel:
         self._framework_memo[id(cls)] = answer
         return answer
 
-    def method(self, cls: ClassSummary, name: str) -> Optional[FunctionSummary]:
-        """Method ``name`` of ``cls`` or of its first project base defining it."""
-        for current in self.mro(cls):
+    def method(self, cls: ClassSummary, name: str, local: bool = False) -> Optional[FunctionSummary]:
+        """Method ``name`` of ``cls`` or of its first project base defining it (``local``: bases of this module only)."""
+        for current in self.local_mro(cls) if local else self.mro(cls):
             if name in current.methods:
                 return current.methods[name]
         return None
@@ -627,14 +644,15 @@ class ModuleModel:
         model = self._class_model(owner)
         return model.method(owner, rest) if "." not in rest else None
 
-    def self_method_calls(self, function: FunctionSummary) -> List[FunctionSummary]:
-        """The methods of its own class (or project bases) that ``function`` calls on ``self``, in order."""
+    def self_method_calls(self, function: FunctionSummary, local: bool = False) -> List[FunctionSummary]:
+        """The methods of its own class (or project bases; ``local``: bases of this module only) that
+        ``function`` calls on ``self``, in order."""
         cls = self.class_of(function)
         if cls is None:
             return []
         found = []
         for name in function.self_calls:
-            method = self.method(cls, "forward" if name == "__call__" else name)
+            method = self.method(cls, "forward" if name == "__call__" else name, local)
             if method is not None:
                 found.append(method)
         return found
