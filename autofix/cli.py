@@ -6,7 +6,6 @@ per-file problems / failed verification, 2 usage or internal error.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import time
@@ -16,15 +15,15 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 import click
 
 import autofix
-from autofix.output import FORMATS, OUTPUT_FORMATS, emit
-from autofix.report import Mode, Outcome, sort_results
-from autofix.types import FileResult, Options
+from autofix.output import FORMATS, OUTPUT_FORMATS
 
 if TYPE_CHECKING:
     from autofix import config as configuration
+    from autofix.types import FileResult, Options
 
-# The engine, the rules and the configuration import LibCST and pathspec: each
-# function imports what it uses, so that --version and --help start fast.
+# The engine, the rules and the configuration import LibCST and pathspec, the
+# report and output layers build dozens of dataclasses: each function imports
+# what it uses, so that --version and --help start fast.
 
 #: Runs over fewer files finish before a progress bar would be worth drawing.
 PROGRESS_MIN_FILES = 20
@@ -138,6 +137,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _run(ctx: click.Context, **f: Any) -> int:
     from autofix import api
     from autofix import config as configuration
+    from autofix.output import emit
+    from autofix.report import Mode, Outcome
     if f["lsp"]:
         return _serve_lsp()
     if f["list_rules"]:
@@ -301,6 +302,7 @@ def _check_tree(
     """Each path walked with its own configuration's excludes, each file checked with its own."""
     from autofix import api
     from autofix import config as configuration
+    from autofix.report import sort_results
     resolver = configuration.Resolver()
     files: List[str] = []
     problems: List[FileResult] = []
@@ -317,10 +319,12 @@ def _check_tree(
     files = sorted(set(files))
     options = resolver.options(files, **overrides)
     if not f["no_cache"]:
+        from dataclasses import replace
+
         from autofix.cache import resolve_dir
 
         configured = resolver.config(configuration.common_root(paths)).cache_dir
-        options = dataclasses.replace(options, cache_dir=f["cache_dir"] or resolve_dir(configured))
+        options = replace(options, cache_dir=f["cache_dir"] or resolve_dir(configured))
     stream = api.check_paths(files, options, jobs=f["jobs"])
     checked = _progress(stream, len(files), "Checking", f, stderr, minimum=PROGRESS_MIN_FILES)
     named = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
@@ -331,10 +335,12 @@ def _parsed_if_named(result: FileResult, named: Set[str]) -> FileResult:
     """A file named on the command line has its syntax checked even when no rule could fire (as ruff)."""
     if not result.skipped_by_prefilter or result.source is None or os.path.normpath(result.path) not in named:
         return result
+    from dataclasses import replace
+
     from autofix import syntax
 
     error = syntax.python_error(result.source, result.path)
-    return dataclasses.replace(result, error=error, skipped_by_prefilter=False) if error else result
+    return replace(result, error=error, skipped_by_prefilter=False) if error else result
 
 
 def _doctor(paths: List[str], options: Options, config: configuration.Config, f: Any) -> List[FileResult]:

@@ -131,7 +131,7 @@ def main() -> None:
     lengths = [int(n) for n in args.lengths.split(",")]
     script = os.path.join(os.path.dirname(sys.executable), "autofix")
     autofix = [script] if os.path.exists(script) else [sys.executable, "-m", "autofix"]
-    ruff = shutil.which("ruff")
+    ruff = shutil.which("ruff", path=os.path.dirname(sys.executable)) or shutil.which("ruff")
 
     print(f"{'shape':10} {'lines':>7} {'autofix s':>10} {'ms/line':>8} {'ruff ALL s':>11} {'ratio':>6}")
     with tempfile.TemporaryDirectory(prefix="autofix-bigfile-") as folder:

@@ -900,3 +900,20 @@ def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
     )
     assert proc.stdout.startswith("--- ")
     assert "internal error" not in proc.stderr and "Broken pipe" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_import_only_the_command_line(flag: str) -> None:
+    # Start-up is what every pre-commit hook and editor integration pays:
+    # neither flag may load LibCST, the rules, the report or the output layer.
+    probe = (
+        "import sys\n"
+        "from autofix.cli import main\n"
+        f"code = main([{flag!r}])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m in "
+        "('autofix.report', 'autofix.types', 'autofix.registry', 'autofix.engine', 'autofix.diff', 'pathspec'))\n"
+        "print(code, heavy, file=sys.stderr)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr

@@ -7,9 +7,10 @@ document to ``out`` and nothing else, so they can be piped.
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from autofix.report import Outcome
+if TYPE_CHECKING:  # the command line imports FORMATS before it knows it will report anything
+    from autofix.report import Outcome
 
 FORMATS = ("text", "json", "sarif", "github")
 #: ``--output-format``, ruff's spelling: ``concise`` is ``text``; ``full`` adds code frames.
