@@ -333,13 +333,22 @@ def _check_tree(
 
 def _parsed_if_named(result: FileResult, named: Set[str]) -> FileResult:
     """A file named on the command line has its syntax checked even when no rule could fire (as ruff)."""
-    if not result.skipped_by_prefilter or result.source is None or os.path.normpath(result.path) not in named:
+    if not result.skipped_by_prefilter or os.path.normpath(result.path) not in named:
+        return result
+    source = result.source
+    if source is None and result.source_dropped:
+        try:
+            with open(result.path, "rb") as handle:  # a named file: one of a few
+                source = handle.read()
+        except OSError:
+            return result
+    if source is None:
         return result
     from dataclasses import replace
 
     from autofix import syntax
 
-    error = syntax.python_error(result.source, result.path)
+    error = syntax.python_error(source, result.path)
     return replace(result, error=error, skipped_by_prefilter=False) if error else result
 
 

@@ -141,7 +141,7 @@ class Outcome:
     def parsed(self) -> int:
         return sum(
             1 for r in self.results
-            if r.source is not None and not r.skipped_by_prefilter and r.error is None
+            if (r.source is not None or r.source_dropped) and not r.skipped_by_prefilter and r.error is None
         )
 
     def diff(self, result: FileResult) -> str:

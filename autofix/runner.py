@@ -34,7 +34,8 @@ def run(paths: Sequence[str], options: Options, *, jobs: Optional[int] = None) -
 
     ``jobs`` is the number of worker processes (``None``: one per core). A
     failure while checking one file, even the death of its worker, becomes that
-    file's ``error`` and never stops the run.
+    file's ``error`` and never stops the run. Results are :meth:`~FileResult.lean`:
+    only files with findings or changes come with their bytes.
     """
     paths = list(paths)
     if options.cache_dir is not None:
@@ -46,7 +47,7 @@ def run(paths: Sequence[str], options: Options, *, jobs: Optional[int] = None) -
             if hit is None:
                 misses.append(path)
             else:
-                yield hit
+                yield hit.lean()
         paths = misses
         if not paths:
             return
@@ -55,7 +56,7 @@ def run(paths: Sequence[str], options: Options, *, jobs: Optional[int] = None) -
     jobs = max(1, min(jobs, len(paths)))
     if jobs == 1 or len(paths) <= IN_PROCESS_MAX_FILES:
         for path in paths:
-            yield check_path(path, options)
+            yield check_path(path, options).lean()
         return
     warm(options)
     yield from _Pool(jobs, options).run(paths)
@@ -107,7 +108,7 @@ def _worker(conn: Connection, options: Options) -> None:
         if batch is None:
             return
         for index, path in batch:
-            result = check_path(path, options)
+            result = check_path(path, options).lean()  # and the bytes never cross the pipe
             try:
                 conn.send((index, result))
             except (BrokenPipeError, EOFError):

@@ -156,7 +156,7 @@ class FileResult:
     """Everything autofix learned about one file; never raises, never writes."""
 
     path: str
-    #: The bytes as read (``None`` when the file could not be read).
+    #: The bytes as read (``None`` when the file could not be read, or see ``source_dropped``).
     source: Optional[bytes]
     #: The bytes after applying the fixes that were requested (== source when nothing changed).
     fixed: Optional[bytes]
@@ -170,6 +170,19 @@ class FileResult:
     verification: Optional[Verification] = None
     #: Problems worth a look that are not findings, as ``"LINE: message"`` (an unknown code in a suppression).
     warnings: Tuple[str, ...] = ()
+    #: True when the file was read but ``source`` and ``fixed`` were let go (see :meth:`lean`).
+    source_dropped: bool = False
+
+    def lean(self) -> "FileResult":
+        """This result without the file's bytes when nothing downstream needs them.
+
+        Diffs, writes, verification and code frames need the bytes of files
+        with findings or changes only; a many-file run keeps just those, so
+        that its memory does not grow with the size of the tree.
+        """
+        if self.source is None or self.findings or self.changed:
+            return self
+        return dataclasses.replace(self, source=None, fixed=None, source_dropped=True)
 
     @property
     def changed(self) -> bool:

@@ -77,6 +77,32 @@ def test_parallel_results_equal_in_process_results(tmp_path, trap):
 
 
 @fork_only
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_only_files_with_findings_or_fixes_keep_their_bytes(tmp_path, trap, jobs):
+    # The parent of a many-file run must not hold the whole tree's bytes.
+    paths = tree(tmp_path, 12, special=[(3, "TRAP = 1\n")])
+    results = by_path(runner.run(paths, OPTIONS, jobs=jobs))
+    assert results[paths[3]].source == b"TRAP = 1\n" and results[paths[3]].findings
+    clean = [results[p] for p in paths if p != paths[3]]
+    assert all(r.source is None and r.fixed is None and r.source_dropped for r in clean)
+    assert not any(r.changed or r.error for r in clean)
+
+
+def test_the_summary_counts_files_whose_bytes_were_let_go(tmp_path):
+    from click.testing import CliRunner
+
+    from autofix.cli import cli
+
+    for i in range(4):
+        (tmp_path / f"t{i}.py").write_text("import torch\nloss = torch.ones(1, requires_grad=True).sum()\nloss.backward()\n")
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    (tmp_path / "broken.py").write_text("x = (\n")  # named below: its syntax is checked though no rule could fire
+    out = CliRunner().invoke(cli, ["--no-cache", "--jobs", "2", str(tmp_path), str(tmp_path / "broken.py")])
+    assert "Checked 6 files: 4 analysed, 1 with nothing the selected rules look for, 1 with errors" in out.output, out.output
+    assert "broken.py: error: syntax error" in out.output
+
+
+@fork_only
 def test_a_rule_crash_is_that_files_error(tmp_path, trap):
     paths = tree(tmp_path, 12, special=[(5, "CRASH = 1\n")])
     results = by_path(runner.run(paths, OPTIONS, jobs=2))
