@@ -7,7 +7,7 @@ Generates files of growing length in two shapes users really have:
 * ``script``: a notebook export, one training loop at the top, then thousands
   of top-level statements.
 
-For each length it times ``autofix --diff --no-cache FILE`` and ``ruff check
+For each length it times (CPU seconds) ``autofix --diff --no-cache FILE`` and ``ruff check
 --select ALL --no-cache FILE`` side by side (median of ``--rounds``) and
 prints the cost per line, so that growth that is not linear shows.
 
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from typing import Dict, List, Sequence
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
@@ -117,9 +117,11 @@ def generate(shape: str, lines: int) -> str:
 
 
 def _time(argv: Sequence[str]) -> float:
-    start = time.perf_counter()
+    """CPU seconds (user + system) of one run: on a shared machine the steadier measure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -133,6 +135,7 @@ def main() -> None:
     autofix = [script] if os.path.exists(script) else [sys.executable, "-m", "autofix"]
     ruff = shutil.which("ruff", path=os.path.dirname(sys.executable)) or shutil.which("ruff")
 
+    print(f"CPU seconds, median of {args.rounds}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"{'shape':10} {'lines':>7} {'autofix s':>10} {'ms/line':>8} {'ruff ALL s':>11} {'ratio':>6}")
     with tempfile.TemporaryDirectory(prefix="autofix-bigfile-") as folder:
         for shape in args.shapes.split(","):
