@@ -535,3 +535,116 @@ def test_carried_names(src, expected):
 @pytest.mark.parametrize("case", _fixed_scripts("AF102"))
 def test_fixed_corpus_script_runs(case):
     run_fixed_script(case)
+
+
+# --------------------------------------------------------------------------- across files
+
+_RNN_MODEL = """\
+import torch
+import torch.nn as nn
+
+
+class StatefulGRU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(3, 8, batch_first=True)
+        self.head = nn.Linear(8, 1)
+        self.hidden = None
+
+    def forward(self, x):
+        out, self.hidden = self.gru(x, self.hidden)
+        return self.head(out[:, -1])
+"""
+
+_LSTM_MODEL = """\
+import torch.nn as nn
+
+from .base import Base
+
+
+class Tagger(Base):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 6)
+        self.state = None
+
+    def forward(self, x):
+        out, self.state = self.lstm(x, self.state)
+        return out.sum()
+"""
+
+_TRAIN = """\
+import torch
+from models.rnn import StatefulGRU
+
+model = StatefulGRU()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in zip(torch.randn(3, 2, 5, 3), torch.randn(3, 2, 1)):
+    loss = ((model(x) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def _project(tmp_path, files):
+    from autofix.model import clear_cache
+
+    clear_cache()
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def test_module_state_in_a_model_file_whose_loop_is_in_another_file(tmp_path):
+    from autofix.api import check_file
+
+    root = _project(tmp_path, {"pyproject.toml": "", "models/__init__.py": "", "models/rnn.py": _RNN_MODEL, "train.py": _TRAIN})
+    options = Options(select=("AF102",), fix=True)
+    model_file = check_file(str(root / "models/rnn.py"), options)
+    (finding,) = model_file.findings
+    assert finding.line == 13 and "not in this file" in finding.message and finding.fix is not None
+    assert b"self.hidden = self.hidden.detach()" in model_file.fixed  # a GRU's h_n is one tensor
+    assert b"if self.hidden is not None:" in model_file.fixed
+    # The loop's file carries nothing itself: the state lives on the module.
+    assert check_file(str(root / "train.py"), options).findings == ()
+
+
+def test_module_state_with_a_project_base_class_and_a_tuple_state(tmp_path):
+    from autofix.api import check_file
+
+    base = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n"
+    root = _project(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/base.py": base, "pkg/tagger.py": _LSTM_MODEL})
+    result = check_file(str(root / "pkg/tagger.py"), Options(select=("AF102",), fix=True))
+    (finding,) = result.findings
+    assert "`self.state`" in finding.message
+    assert b"self.state = tuple(t.detach() for t in self.state)" in result.fixed
+
+
+def test_model_file_alone_reports_module_state():
+    source = _RNN_MODEL
+    result = fix_source(source, "rnn.py", Options(select=("AF102",)))
+    (finding,) = result.findings
+    assert "not in this file" in finding.message
+
+
+@pytest.mark.parametrize(
+    "forward",
+    [
+        # detached before it is stored
+        "        out, hidden = self.gru(x, self.hidden)\n        self.hidden = hidden.detach()\n        return out",
+        # computed without a graph
+        "        with torch.no_grad():\n            out, self.hidden = self.gru(x, self.hidden)\n        return out",
+        # re-created on every call
+        "        self.hidden = torch.zeros(1, x.size(0), 8)\n        out, self.hidden = self.gru(x, self.hidden)\n        return out",
+        # kept but not used by the output
+        "        out, h = self.gru(x)\n        self.hidden = h if self.hidden is None else self.hidden\n        return out",
+    ],
+)
+def test_model_file_alone_silent(forward):
+    head = _RNN_MODEL.split("    def forward")[0]
+    source = head + "    def forward(self, x):\n" + forward + "\n"
+    result = fix_source(source, "rnn.py", Options(select=("AF102",)))
+    assert result.findings == (), forward

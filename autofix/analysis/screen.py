@@ -58,6 +58,25 @@ def may_backpropagate(tree: ast.Module) -> bool:
     return _calls_named(tree, _BACKPROPAGATE, aliases=True)
 
 
+def forward_writes_self(tree: ast.Module) -> bool:
+    """A method named ``forward`` that assigns a ``self`` attribute it also reads (AF102's state kept
+    on a module between calls, whose training loop may be in another file)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for method in node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name != "forward":
+                continue
+            loaded: set = set()
+            stored: set = set()
+            for inner in ast.walk(method):
+                if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == "self":
+                    (stored if isinstance(inner.ctx, ast.Store) else loaded).add(inner.attr)
+            if loaded & stored:
+                return True
+    return False
+
+
 def _calls_named(tree: ast.Module, names: FrozenSet[str], aliases: bool) -> bool:
     nodes = nodes_of(tree)
     wanted = set(names)

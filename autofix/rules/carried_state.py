@@ -122,13 +122,19 @@ class CarriedState(Rule):
         "`{name}` carries the previous call's graph into this forward, and backward() on each output "
         "frees that graph; detach it as forward starts (truncated BPTT)"
     )
-    TRIGGERS = ("backward",)
+    ELSEWHERE_MESSAGE = (
+        "`{name}` carries the previous call's graph into this forward: the module keeps it across calls, "
+        "so when a training loop (not in this file) back-propagates each output, the next backward() "
+        "reaches the freed graph; detach it as forward starts (truncated BPTT)"
+    )
+    # ``forward``: a module keeping state across calls is reported in its own file (its loop elsewhere).
+    TRIGGERS = ("backward", "forward")
     FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.REPAIRED
 
     @classmethod
     def may_fire_in(cls, tree: ast.Module) -> bool:
-        return screen.may_backpropagate(tree)
+        return screen.may_backpropagate(tree) or screen.forward_writes_self(tree)
 
     def check(self) -> None:
         facts = module_facts(self.context)
@@ -137,13 +143,22 @@ class CarriedState(Rule):
         for flow in flows:
             for loop, names in self._carried_states(flow).items():
                 self._report_loop(flow, facts, loop, names, maybe_none)
-        if any(flow.backwards for flow in flows):
-            for flow in flows:
-                if isinstance(flow.scope, cst.FunctionDef) and flow.in_module_class and keeps_state_on_self(flow.scope):
-                    self._report_module_state(flow, flows, facts, maybe_none)
+        # Without a backward here, the module is trained elsewhere (another file of the project).
+        elsewhere = not any(flow.backwards for flow in flows)
+        for flow in flows:
+            if isinstance(flow.scope, cst.FunctionDef) and keeps_state_on_self(flow.scope) and self._in_module(flow):
+                self._report_module_state(flow, flows, facts, maybe_none, elsewhere)
+
+    def _in_module(self, flow: GraphFlow) -> bool:
+        """The scope is a method of an ``nn.Module`` (its base may be defined in another file)."""
+        if flow.in_module_class:
+            return True
+        model = self.context.model
+        cls = model.cls(flow.class_qualname) if flow.class_qualname else None
+        return cls is not None and model.is_module_class(cls)
 
     def _report_module_state(
-        self, flow: GraphFlow, flows: List[GraphFlow], facts: ModuleFacts, maybe_none: Set[str]
+        self, flow: GraphFlow, flows: List[GraphFlow], facts: ModuleFacts, maybe_none: Set[str], elsewhere: bool
     ) -> None:
         """State kept on the module between calls of ``forward``: each call's output depends on the
         graph of the previous call, and the training loop (elsewhere) back-propagates every output."""
@@ -164,7 +179,7 @@ class CarriedState(Rule):
             if anchor is None:
                 continue
             kind = _state_kind(kept.kinds) if kept.kinds else "unknown"
-            message = self.MODULE_MESSAGE.format(name=name)
+            message = (self.ELSEWHERE_MESSAGE if elsewhere else self.MODULE_MESSAGE).format(name=name)
             fix: Optional[Fix] = None
             if kind == "unknown":
                 message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in forward)"

@@ -1,0 +1,18 @@
+# AF105: the batch loss goes into an AverageMeter imported from a helper module of the project; its update() adds the tensor, graph and all, into a running sum.
+import torch
+import torch.nn as nn
+
+from af105_helpers.meters import AverageMeter
+
+torch.manual_seed(0)
+regressor = nn.Sequential(nn.Linear(5, 8), nn.Tanh(), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(regressor.parameters(), lr=0.05)
+loss_meter = AverageMeter()
+for step in range(4):
+    x, y = torch.randn(16, 5), torch.randn(16, 1)
+    loss = nn.functional.mse_loss(regressor(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    loss_meter.update(loss, x.size(0))
+print(f"mean loss {float(loss_meter.avg):.4f}")
