@@ -453,15 +453,18 @@ def test_rule_never_imports_torch():
 # --------------------------------------------------------------------------- fixed scripts run
 
 _RUN_ALL = """\
-import json, runpy, sys, warnings
+import json, os, runpy, sys, warnings
 warnings.simplefilter("ignore")
 outcome = {}
 for path in sys.argv[1:]:
+    sys.path.insert(0, os.path.dirname(path))  # as `python script.py` does: its helper folders import
     try:
         runpy.run_path(path, run_name="__main__")
         outcome[path] = None
     except BaseException as exc:  # a script's failure is data here
         outcome[path] = f"{type(exc).__name__}: {exc}"[:300]
+    finally:
+        sys.path.pop(0)
 print(json.dumps(outcome))
 """
 

@@ -336,7 +336,10 @@ def _special_value(value: ast.expr, index: "_Index") -> bool:
     if last == "Parameter" or last in SAVES_OUTPUT:
         return True
     if isinstance(func, ast.Attribute):
-        return func.attr in index.output_saving_modules  # ``self.act(x)`` with ``self.act = nn.Sigmoid()``
+        if func.attr in index.output_saving_modules:
+            return True  # ``self.act(x)`` with ``self.act = nn.Sigmoid()``
+        # Set by a base class in another project file: the analysis asks the program model.
+        return _is_self_attr(func) and index.project_bases and func.attr not in index.assigned_attribute_names
     return False
 
 
@@ -424,6 +427,8 @@ class _Index:
         #: last names of what is bound to ``nn.ReLU()``, ``nn.Sigmoid()``, an ``nn.Sequential`` or a
         #: class of this file (modules that may save their output)
         self.output_saving_modules: Set[str] = set()
+        #: a class of this module has a base imported from outside the usual libraries (the project)
+        self.project_bases = False
         self._summaries: Dict[int, _Summary] = {}
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -452,6 +457,7 @@ class _Index:
                     self.output_saving_modules.add((_dotted(target) or "").rsplit(".", 1)[-1])
                 if isinstance(target, ast.Attribute) and _is_self_attr(target) and _builds_inplace_module(value):
                     self.inplace_modules.add(target.attr)
+        project_modules: Set[str] = set()
         for node in nodes.imports:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
@@ -468,6 +474,15 @@ class _Index:
             else:
                 self.imported.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
                 self.torch_modules.update(alias.asname for alias in node.names if alias.name == "torch" and alias.asname)
+                project_modules.update(
+                    alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name.split(".")[0] not in LIBRARIES
+                )
+        self.assigned_attribute_names = {name.rsplit(".", 1)[-1] for name in self.assigned_attributes}
+        self.project_bases = any(
+            (_dotted(base) or "").split(".")[0] in self.project_imports | project_modules
+            for cls in self.classes
+            for base in cls.bases
+        )
 
     def scopes(self) -> Iterator[Tuple[Optional[ast.ClassDef], Scope]]:
         """Every scope the analysis may start from: methods, module functions, the module."""
