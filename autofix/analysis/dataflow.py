@@ -55,7 +55,7 @@ from autofix.model.vocabulary import (
     TUPLE_RESULT_OPS,
 )
 from autofix.context import RuleContext
-from autofix.model.summaries import MODULE_BODY, FunctionSummary, Shape, nn_output_shape
+from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, FunctionSummary, Shape, nn_output_shape
 from autofix.model.summaries import Kind as ModelKind
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
@@ -506,6 +506,10 @@ class GraphFlow:
         self._returns: List[State] = []
         self._backward_names = self._backward_receivers()
         self._summary: Optional[FunctionSummary] = None
+        #: names whose ``.detach()`` is a project method that detaches nothing (a stub)
+        self.stub_detached: Set[str] = set()
+        #: ("init", name) → where the scope first reads an attribute computed from parameters once
+        self.init_reads: Dict[Label, cst.CSTNode] = {}
 
     # ----------------------------------------------------------------- entry
 
@@ -867,11 +871,28 @@ class GraphFlow:
                 return CLEAN
             if attr in {"weight", "bias"} and (base in self.facts.modules or base.startswith("self.")):
                 return Val(LEAF, kinds=_TENSOR_KIND)
+            held = self._attribute(base, attr)
+            if held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad):
+                return Val(LEAF, kinds=_TENSOR_KIND)
+            if held is not None and held.graph_from_params and held.assigned_in == ["__init__"]:
+                # Built once from the parameters: every iteration shares that one graph.
+                return Val(GRAPH, frozenset({("init", name)}), _TENSOR_KIND)
             if base in state:
                 owner = state[base]
                 # ``x.T`` of a tensor is a tensor; ``out.logits`` of anything else is unknown.
                 return owner if owner.is_tensor else Val(owner.level, owner.labels)
         return CLEAN
+
+    def _attribute(self, base: str, attr: str) -> Optional[AttributeSummary]:
+        """What the model says ``base.attr`` holds: ``self`` in a method, or an instance of a project class."""
+        if base != "self" and base not in self.facts.instance_class:
+            return None
+        model = self.context.model
+        if base == "self":
+            cls = model.cls(self.class_qualname) if self.class_qualname else None
+        else:
+            cls = model.resolve_class(self.facts.instance_class[base])
+        return model.attribute(cls, attr) if cls is not None else None
 
     # ----------------------------------------------------------------- expressions
 
@@ -881,7 +902,11 @@ class GraphFlow:
         if isinstance(node, (cst.Name, cst.Attribute)):
             name = dotted_name(node)
             if name is not None:
-                return self._read(name, state)
+                value = self._read(name, state)
+                for label in value.labels:
+                    if label[0] == "init":
+                        self.init_reads.setdefault(label, node)
+                return value
             if isinstance(node, cst.Attribute):
                 if node.attr.value in _BREAKING_ATTRIBUTES:
                     self._expr(node.value, state)
@@ -1015,10 +1040,14 @@ class GraphFlow:
             receiver = self._expr(func.value, state)
             if method == "requires_grad_":
                 return Val(LEAF, kinds=_TENSOR_KIND)
+            if method in ("detach", "detach_") and self._stub_detach(func):
+                # ``state.detach()`` of a project class whose detach() cuts nothing: the graph stays.
+                self.stub_detached.add(receiver_name or "")
+                return receiver
             if method in ("detach", "detach_") or self._detach_helper(func) == "copy":
                 # ``repackage_hidden(h)`` and ``h.detach()`` keep the structure they are given.
                 return Val(kinds=receiver.kinds if method in ("detach", "detach_") else joined.kinds)
-            if method in _BREAKING_METHODS:
+            if method in _BREAKING_METHODS and not self._library_function(receiver_name):
                 return Val(kinds=_method_kinds(method, receiver, call))
             if torch_fn is not None and torch_fn.rsplit(".", 1)[-1] in _TORCH_BREAKING:
                 return Val(kinds=kinds)
@@ -1128,6 +1157,20 @@ class GraphFlow:
             return None
         found = self.context.model.callee(caller, spelled)
         return found if isinstance(found, FunctionSummary) else None
+
+    def _library_function(self, receiver: Optional[str]) -> bool:
+        """``random.sample(xs, k)``: a function of an imported library module, not a tensor's method."""
+        if receiver is None:
+            return False
+        qualified = self.context.model.imports.get(receiver.split(".", 1)[0], "")
+        return qualified.split(".", 1)[0] in ("random", "numpy", "np")
+
+    def _stub_detach(self, func: cst.BaseExpression) -> bool:
+        """``obj.detach()`` where ``obj``'s class (in the project) defines a ``detach`` that detaches nothing."""
+        callee = self._callee(func)
+        if callee is None or callee.class_name is None or callee.returns_detached:
+            return False
+        return not any("detach" in c.lower() or "repackage" in c.lower() for c in callee.calls)
 
     def _detach_helper(self, func: cst.BaseExpression) -> Optional[str]:
         """``copy`` for a helper returning a detached copy of its argument (``repackage_hidden``),

@@ -296,6 +296,9 @@ class AttributeSummary:
     assigned_in: List[str] = field(default_factory=list)
     #: the parameter of the assigning method it came from (``self.act = act``)
     from_param: Optional[str] = None
+    #: assigned a value computed with autograd from the object's own parameters
+    #: (``self.penalty = self.w.pow(2).sum()``), not under ``torch.no_grad()`` nor detached
+    graph_from_params: bool = False
     #: the op whose output a call of it returns and autograd saves for backward (an in-place
     #: write to that output breaks backward): ``nn.Sigmoid()`` → ``sigmoid``, an ``nn.Sequential``
     #: ending in ``nn.ReLU()`` → ``relu``, a configurable ``torch.sigmoid`` (also as a parameter's default)
@@ -698,7 +701,9 @@ class _FunctionReader:
         if saw_return_none or not returns:
             shapes.add(Shape(Kind.NONE))
         self.summary.returns = dataclasses.replace(self.summary.returns, shapes=frozenset(shapes))
-        self.summary.returns_detached = bool(returns and self.own_params) and all(self._detaching(v) for v in returns)
+        self.summary.returns_detached = bool(returns and (self.own_params or self.self_name)) and all(
+            self._detaching(v) for v in returns
+        )
         return self.summary
 
     def _detaching(self, value: ast.expr) -> bool:
@@ -1241,6 +1246,15 @@ class _AttributeReader:
     def read(self) -> None:
         if self.self_name is None:
             return
+        #: statements inside ``with torch.no_grad():`` (what they compute carries no graph)
+        self.no_grad: Set[int] = set()
+        for node in ast.walk(self.method):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+                .rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+                for i in node.items
+            ):
+                self.no_grad.update(id(inner) for inner in ast.walk(node))
         for node in _own_nodes(self.method):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -1315,6 +1329,8 @@ class _AttributeReader:
             return
         kind, constructor = self._kind(value)
         attribute = self._record(name, kind, constructor)
+        if id(value) not in self.no_grad and self._from_parameters(value):
+            attribute.graph_from_params = True
         if isinstance(value, ast.Call):
             attribute.requires_grad = attribute.requires_grad or is_true(keyword_value(value, "requires_grad"))
             if constructor is not None and constructor.endswith("Sequential") and attribute.constructor == constructor:
@@ -1346,6 +1362,28 @@ class _AttributeReader:
         defaults: List[Tuple[ast.arg, Optional[ast.expr]]] = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
         defaults.extend(zip(args.kwonlyargs, args.kw_defaults))
         return next((default for arg, default in defaults if arg.arg == name), None)
+
+    def _from_parameters(self, value: ast.expr) -> bool:
+        """Is ``value`` computed with autograd from this object's parameters (``self.w.exp()``)?"""
+        if not isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp)):
+            return False
+        found = False
+        for node in ast.walk(value):
+            if isinstance(node, ast.Attribute) and node.attr in CUT_ATTRIBUTES | {"detach", "item", "tolist", "numpy"}:
+                return False
+            if isinstance(node, ast.Call) and (dotted(node.func) or "") in CUT_FUNCTIONS:
+                return False
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+                held = self.cls.attributes.get(node.attr)
+                found = found or (held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad))
+            elif (
+                isinstance(node, ast.Attribute) and node.attr in ("weight", "bias")
+                and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)
+                and node.value.value.id == self.self_name
+            ):
+                held = self.cls.attributes.get(node.value.attr)
+                found = found or (held is not None and held.kind is AttrKind.MODULE)
+        return found
 
     def _kind(self, value: ast.expr) -> Tuple[AttrKind, Optional[str]]:
         if isinstance(value, ast.Constant):

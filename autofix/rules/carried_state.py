@@ -47,6 +47,15 @@ class CarriedState(Rule):
     `torch.no_grad()`. A method of a class that calls `backward()` counts as
     one iteration of its caller's loop for the `self.*` state it carries.
 
+    State kept on an `nn.Module` between `forward` calls is reported in the
+    module's own file even when the training loop is in another file. Three
+    related shapes are reported without a fix: a state object whose
+    `detach()` method detaches nothing; a value computed from parameters at
+    the end of one call and read by the next (recompute it where it is used;
+    detaching it would cut the parameters' gradient); and a value computed
+    from parameters once in `__init__` that every iteration's loss goes
+    through.
+
     ## Why is this bad?
     Every `backward()` frees the graph it walked. The carried state still
     points into that freed graph, so the next iteration's `backward()` walks
@@ -122,6 +131,16 @@ class CarriedState(Rule):
         "`{name}` carries the previous call's graph into this forward, and backward() on each output "
         "frees that graph; detach it as forward starts (truncated BPTT)"
     )
+    PARAMETER_STATE_MESSAGE = (
+        "`{name}` is computed from parameters in one call and read by the next call's forward, whose loss "
+        "then uses (and back-propagates through) the value from before the optimizer's last step "
+        "(no fix: recompute `{name}` from the parameters where it is used, in the same call)"
+    )
+    INIT_MESSAGE = (
+        "`{name}` was computed from parameters once, in `__init__`, and every iteration back-propagates "
+        "through it: the first backward() frees its graph and the next one fails (no fix: compute it from "
+        "the parameters in each iteration, where the loss is built)"
+    )
     ELSEWHERE_MESSAGE = (
         "`{name}` carries the previous call's graph into this forward: the module keeps it across calls, "
         "so when a training loop (not in this file) back-propagates each output, the next backward() "
@@ -143,11 +162,23 @@ class CarriedState(Rule):
         for flow in flows:
             for loop, names in self._carried_states(flow).items():
                 self._report_loop(flow, facts, loop, names, maybe_none)
+            self._report_init_graphs(flow)
         # Without a backward here, the module is trained elsewhere (another file of the project).
         elsewhere = not any(flow.backwards for flow in flows)
         for flow in flows:
             if isinstance(flow.scope, cst.FunctionDef) and keeps_state_on_self(flow.scope) and self._in_module(flow):
                 self._report_module_state(flow, flows, facts, maybe_none, elsewhere)
+
+    def _report_init_graphs(self, flow: GraphFlow) -> None:
+        """An attribute built from parameters in ``__init__`` that a backward inside a loop goes through."""
+        reported = set()
+        for backward in flow.backwards.values():
+            if not flow.loops_of(backward.loops):
+                continue
+            for label in backward.value.labels:
+                if label[0] == "init" and label in flow.init_reads and label not in reported:
+                    reported.add(label)
+                    self.report(flow.init_reads[label], self.INIT_MESSAGE.format(name=label[1]))
 
     def _in_module(self, flow: GraphFlow) -> bool:
         """The scope is a method of an ``nn.Module`` (its base may be defined in another file)."""
@@ -181,7 +212,10 @@ class CarriedState(Rule):
             kind = _state_kind(kept.kinds) if kept.kinds else "unknown"
             message = (self.ELSEWHERE_MESSAGE if elsewhere else self.MODULE_MESSAGE).format(name=name)
             fix: Optional[Fix] = None
-            if kind == "unknown":
+            if not any(label[0] in ("src", "carry") for label in kept.labels):
+                # Computed from parameters alone: detaching it would cut their gradient.
+                message = self.PARAMETER_STATE_MESSAGE.format(name=name)
+            elif kind == "unknown":
                 message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in forward)"
             else:
                 statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
@@ -281,8 +315,13 @@ class CarriedState(Rule):
             label = ", ".join(f"{n}" for n in group)
             message = self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries")
             unknown = [n for n, k in zip(group, kinds) if k == "unknown"]
+            stubs = [n for n in group if n in flow.stub_detached]
             fix: Optional[Fix] = None
-            if unknown:
+            if stubs:
+                listed = ", ".join(f"`{n}.detach()`" for n in stubs)
+                message += f" (no fix: {listed} detaches nothing, its class's detach() returns the tensors as they are; "
+                message += "make it return detached tensors)"
+            elif unknown:
                 # Detaching something that is not a tensor (a dict, a number, an object) raises.
                 listed = ", ".join(f"`{n}`" for n in unknown)
                 message += f" (no fix: {listed} {'is' if len(unknown) == 1 else 'are'} not known to be a tensor or "

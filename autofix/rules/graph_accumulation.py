@@ -47,6 +47,12 @@ class GraphAccumulation(Rule):
     provably freed by the loop's own `backward()`, so no caller can
     back-propagate through them.
 
+    A container the loop never empties (`replay.append(features)`) whose
+    entries a later iteration's `backward()` goes through again (a replay
+    buffer sampled for the loss) is reported too, without a fix: those
+    entries' graph was freed by an earlier backward, and whether what produced
+    them should keep learning from the buffer is the author's decision.
+
     ## Why is this bad?
     A tensor keeps alive the whole graph it was computed from: the
     activations autograd saved for every layer. Adding it into a total that
@@ -114,6 +120,12 @@ class GraphAccumulation(Rule):
         "`{target}` accumulates `{value}` with its autograd graph, keeping every iteration's graph "
         "alive; it is never back-propagated (no fix: {reason})"
     )
+    REPLAY_MESSAGE = (
+        "`{target}` keeps `{value}` with its autograd graph across iterations, and a later iteration's "
+        "backward() goes through entries whose graph an earlier backward() freed (no fix: store "
+        "`{value}` detached if what produced it should not learn from the buffer, or recompute the "
+        "entries from stored inputs)"
+    )
     TRIGGERS = ("backward",)
     FIXES = (Applicability.SAFE,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
@@ -139,13 +151,29 @@ class GraphAccumulation(Rule):
         if acc.value.level < GRAPH or any(label[0] in ("acc", "unproven") for label in acc.value.labels):
             return
         label = ("acc", acc.target)
-        # Summing losses for one backward (or autograd.grad) is the point of the total.
+        # Summing losses for one backward (or autograd.grad) is the point of the total ...
         if any(label in b.value.labels for b in flow.backwards.values()):
+            # ... unless it is a buffer never emptied, read back by every iteration's backward.
+            if self._replayed(flow, acc, loop, training):
+                value_code = self.context.code_for(acc.value_node)
+                node = _small_statement(acc.statement, acc.value_node) or acc.value_node
+                self.report(node, self.REPLAY_MESSAGE.format(target=acc.target, value=value_code))
             return
         escapes = _escapes(flow, acc)
         if escapes and not self._graph_freed(training, acc):
             return
         self._report(flow, acc)
+
+    def _replayed(self, flow: GraphFlow, acc: Accumulation, loop: cst.CSTNode, training) -> bool:
+        """``buffer.append(x)`` of a graph tensor into a container the loop never empties, while a
+        backward() of the loop that frees its graph goes through the container's entries."""
+        if acc.kind not in ("append", "add", "insert", "store"):
+            return False
+        carried = flow.carried.get(loop)
+        if carried is None or carried.assignments.get(acc.target):
+            return False  # emptied or rebuilt inside the loop
+        label = ("acc", acc.target)
+        return any(label in b.value.labels and not b.retain_graph for b in training)
 
     def _outliving_loop(self, flow: GraphFlow, acc: Accumulation) -> Optional[cst.CSTNode]:
         """The innermost loop around the accumulation that runs backward() and whose iterations the
