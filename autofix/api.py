@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
-from autofix.model.project import FIND_PROJECT
-from autofix.types import FileResult, Options
+from autofix.types import FIND_PROJECT, FileResult, Options
 
 if TYPE_CHECKING:
     from autofix.rule import Rule
@@ -22,8 +21,8 @@ _DEFAULT_OPTIONS = Options()
 # a file is really checked, so that cached results and --version stay cheap.
 
 
-def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rule]]:
-    """The rules ``options`` selects for ``path`` (per-path ignores applied)."""
+def _ignored(options: Options, path: Optional[str]) -> List[str]:
+    """``options.ignore`` plus the per-path ignores that match ``path``."""
     ignore = list(options.ignore)
     if path is not None and options.per_path_ignores:
         from autofix.config import path_matches
@@ -32,9 +31,29 @@ def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rul
         for pattern, codes in options.per_path_ignores:
             if path_matches(relative, pattern):
                 ignore.extend(codes)
+    return ignore
+
+
+def rules_for(options: Options, path: Optional[str] = None) -> Sequence[Type[Rule]]:
+    """The rules ``options`` selects for ``path`` (per-path ignores applied)."""
     from autofix import registry
 
-    return registry.select_rules(options.select, ignore)
+    return registry.select_rules(options.select, _ignored(options, path))
+
+
+def no_rule_may_fire(source: bytes, options: Options, path: Optional[str] = None) -> bool:
+    """No rule selected for ``path`` has a trigger word in ``source``: nothing can be reported.
+
+    Answered from the rules' trigger words alone, without importing the rules,
+    the engine or LibCST (a run over files that never mention ``backward``
+    stays cheap). The engine asks the same rules the same question first.
+    """
+    if b"\x00" in source:
+        return False  # the engine reports a binary file
+    from autofix import registry
+
+    text = source.decode("latin-1")
+    return not any(info.may_fire(text) for info in registry.select_infos(options.select, _ignored(options, path)))
 
 
 def fix_source(
@@ -68,6 +87,8 @@ def check_file(path: Union[str, "os.PathLike[str]"], options: Options = _DEFAULT
     except OSError as exc:
         return FileResult(name, None, None, error=f"cannot read file: {exc.strerror or exc}")
     options = options.for_path(name)
+    if no_rule_may_fire(source, options, name):
+        return FileResult(name, source, source, skipped_by_prefilter=True)
     from autofix import engine
 
     if options.cache_dir is None:

@@ -78,7 +78,7 @@ class Config:
         chosen = (*chosen, *extend_select)
         ignored = tuple(ignore if ignore is not None else self.ignore or ())
         # Fail on codes now rather than once per file inside the workers.
-        registry.select_rules(chosen, ignored)
+        registry.select_infos(chosen, ignored)
         fixable_codes = fixable if fixable is not None else self.fixable
         return Options(
             select=chosen,

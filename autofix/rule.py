@@ -15,13 +15,13 @@ optional :class:`Fix` made of CST edits.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, List, Optional, Tuple, Type, Union
 
 import libcst as cst
 
 from autofix.context import RuleContext
+from autofix.registry import trigger_pattern
 from autofix.types import Applicability, Expectation
 
 __all__ = ["Edit", "Fix", "InsertAfter", "InsertBefore", "Remove", "Replace", "Report", "Rule", "RuleContext"]
@@ -127,15 +127,11 @@ class Rule:
     OPT_IN: ClassVar[bool] = False
 
     registry: ClassVar[List[Type["Rule"]]] = []
-    _trigger_re: ClassVar[Optional["re.Pattern[str]"]] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if getattr(cls, "CODE", None):
             Rule.registry.append(cls)
-            cls._trigger_re = (
-                re.compile("|".join(re.escape(t) for t in cls.TRIGGERS)) if cls.TRIGGERS else None
-            )
 
     def __init__(self, context: RuleContext) -> None:
         self.context = context
@@ -161,7 +157,8 @@ class Rule:
     @classmethod
     def may_fire(cls, text: str) -> bool:
         """Cheap text test: False means the rule cannot fire on this source."""
-        return cls._trigger_re is None or cls._trigger_re.search(text) is not None
+        pattern = trigger_pattern(tuple(cls.TRIGGERS))
+        return pattern is None or pattern.search(text) is not None
 
     @classmethod
     def may_fire_in(cls, tree: ast.Module) -> bool:

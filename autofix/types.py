@@ -12,7 +12,7 @@ import enum
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 
 class Applicability(str, enum.Enum):
@@ -241,3 +241,15 @@ class Options:
         if any(code.startswith(prefix) for prefix in self.unfixable):
             return False
         return self.fixable is None or any(code.startswith(prefix) for prefix in self.fixable)
+
+
+class _FindProject:
+    """The default of ``project=`` arguments: find the project around the path when first needed."""
+
+    def __repr__(self) -> str:
+        return "FIND_PROJECT"
+
+
+#: ``project=FIND_PROJECT``: look for the project around the path on first use (None: the file alone).
+#: Defined here, not in :mod:`autofix.model`, so that :mod:`autofix.api` can name it without loading the model.
+FIND_PROJECT: Any = _FindProject()

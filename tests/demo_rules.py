@@ -78,6 +78,8 @@ DEMO_RULES: Dict[str, Type[Rule]] = {r.CODE: r for r in (InplaceReluStatement, R
 def install(monkeypatch) -> None:
     """Make the registry see exactly the demo rules (forked workers inherit it)."""
     monkeypatch.setattr(registry, "_load", lambda: dict(DEMO_RULES))
+    # Selection reads rule infos without importing rules: it must see the same rules.
+    monkeypatch.setattr(registry, "infos", lambda: {code: registry._info_of(rule) for code, rule in DEMO_RULES.items()})
 
 
 def _statements(module: cst.Module):

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 import demo_rules
 from autofix import cli as cli_module
+from autofix import registry
 from autofix.cli import cli, main
 from autofix.types import Verification
 
@@ -263,6 +264,7 @@ def test_internal_error_exits_2(demo, monkeypatch):
             raise RuntimeError("rule bug")
 
     monkeypatch.setattr("autofix.registry._load", lambda: {"AF901": Crashes})
+    monkeypatch.setattr("autofix.registry.infos", lambda: {"AF901": registry._info_of(Crashes)})
     write("a.py", RELU)
     result = run("a.py")
     assert result.exit_code == 2

@@ -16,6 +16,7 @@ from pathlib import Path
 import contextlib
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
+from autofix.types import FIND_PROJECT
 from autofix.model.frameworks import (
     Framework,
     LoopContract,
@@ -46,15 +47,6 @@ _PLAIN_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "Exception", "e
 Definition = Union[FunctionSummary, ClassSummary]
 
 
-class _FindProject:
-    """The default of ``project=`` arguments: find the project around the path when first needed."""
-
-    def __repr__(self) -> str:
-        return "FIND_PROJECT"
-
-
-#: ``project=FIND_PROJECT``: look for the project around the path on first use (None: the file alone).
-FIND_PROJECT: Any = _FindProject()
 
 _lock = threading.Lock()
 #: (resolved path, sha1 of the bytes) → summary
