@@ -14,7 +14,7 @@ import os
 import threading
 from pathlib import Path
 import contextlib
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.types import FIND_PROJECT
 from autofix.model.frameworks import (
