@@ -590,3 +590,26 @@ def test_later_backward_through_graph_follows_methods():
     calls = [n for n in context.walk(context.module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "backward"]
     assert later_backward_through_graph(context, calls[0]) is calls[1]
     assert later_backward_through_graph(context, calls[1]) is None
+
+
+# ---------------------------------------------------------------- the walk's environment
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from autofix.analysis.steps import _Env, _Value  # noqa: E402
+
+_NAMES = st.sampled_from(["self", "self.x", "self.x.y", "self.y", "opt", "opt.state", "x", "x.y.z"])
+
+
+@given(st.lists(st.tuples(st.sampled_from(["set", "del", "copy"]), _NAMES), max_size=40))
+def test_the_environment_knows_every_dotted_extension_of_a_name(operations):
+    env = _Env()
+    for operation, name in operations:
+        if operation == "set":
+            env[name] = _Value()
+        elif operation == "del" and name in env:
+            del env[name]
+        elif operation == "copy":
+            env = _Env(env)
+        for prefix in ("self", "self.x", "opt", "x", "x.y"):
+            assert sorted(env.extensions(prefix)) == sorted(k for k in env if k.startswith(prefix + "."))

