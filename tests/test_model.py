@@ -766,7 +766,7 @@ def test_cached_result_is_dropped_when_an_imported_file_changes(tmp_path, monkey
     from autofix import api, engine
     from autofix.types import FileResult, Options
 
-    write(tmp_path, {"pyproject.toml": "", "lib.py": "def f(x):\n    return x\n", "main.py": "from lib import f\n"})
+    write(tmp_path, {"pyproject.toml": "", "lib.py": "def f(x):\n    return x\n", "main.py": "from lib import f\n\nf(1).backward()\n"})
     real = engine.check_source
 
     def check_asking_about_lib(source, path, rules, options=None, project=None):
