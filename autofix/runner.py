@@ -127,7 +127,14 @@ class _Worker:
 
     def send(self, batch: List[_Task]) -> None:
         self.pending.extend(batch)
-        self.conn.send(batch)
+        try:
+            self.conn.send(batch)
+        except OSError:
+            # The worker died after sending its last result (a file that kills
+            # its process, say) and the pipe is gone. Its sentinel is ready:
+            # _collect blames the file it was on and puts the rest of pending,
+            # this batch too, back in line.
+            pass
 
     def stop(self) -> None:
         try:

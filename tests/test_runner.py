@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import collections
 import os
 import signal
 
@@ -168,3 +169,18 @@ def test_closing_early_stops_the_workers(tmp_path):
     assert multiprocessing.active_children()
     results.close()
     assert multiprocessing.active_children() == []
+
+
+def test_a_batch_sent_to_a_worker_that_just_died_stays_pending():
+    # The worker sent its last result, then died on its next file; the parent
+    # feeds it before it sees the death. The batch must wait in `pending` (the
+    # pool hands it to a replacement), not raise BrokenPipeError out of the run.
+    import multiprocessing
+
+    parent, child = multiprocessing.Pipe(duplex=True)
+    child.close()
+    worker = object.__new__(runner._Worker)
+    worker.conn = parent
+    worker.pending = collections.deque([(0, "a.py")])
+    worker.send([(1, "b.py"), (2, "c.py")])
+    assert list(worker.pending) == [(0, "a.py"), (1, "b.py"), (2, "c.py")]
