@@ -56,6 +56,20 @@ def no_rule_may_fire(source: bytes, options: Options, path: Optional[str] = None
     return not any(info.may_fire(text) for info in registry.select_infos(options.select, _ignored(options, path)))
 
 
+#: A tiny training step with a finding: linting it loads and exercises
+#: everything a real check needs (LibCST's native parser, the rules, the model).
+_WARM_UP = b"def f(model, x, opt):\n    out = model(x)\n    out.sum().backward()\n    out.mean().backward()\n    opt.step()\n"
+
+
+def warm_up(options: Options = _DEFAULT_OPTIONS) -> None:
+    """Import and exercise what checking a file needs, before the first real file.
+
+    The runner calls it before forking its workers (so that none pays for the
+    imports), the language server right after ``initialized``.
+    """
+    fix_source(_WARM_UP, "<warm-up>", options, None)
+
+
 def fix_source(
     source: Union[str, bytes], path: str = "<stdin>", options: Options = _DEFAULT_OPTIONS, project: Any = FIND_PROJECT
 ) -> FileResult:

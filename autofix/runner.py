@@ -76,13 +76,8 @@ def check_path(path: str, options: Options) -> FileResult:
 
 def warm(options: Options) -> None:
     """Import and exercise everything a check needs, so that forked workers inherit it."""
-    # Warm the parser, pre-fork: the first parse loads LibCST's native module.
-    sample = b"import torch\nfor x in y:\n    loss = f(x)\n    loss.backward()\n    opt.step()\n"
     try:
-        from autofix import registry
-
-        registry.all_rules()
-        api.fix_source(sample, "<warm-up>", options)
+        api.warm_up(options)
     except Exception:
         pass  # a broken rule set shows up again, per file, where it can be reported
 

@@ -273,13 +273,9 @@ def run_engine(text: str, path: str, options: Options, project: Optional[Project
     return api.fix_source(data, path, options, project)
 
 
-#: A tiny module with a finding: linting it loads everything a real lint needs.
-_WARM_UP = b"def f(model, x, opt):\n    out = model(x)\n    out.sum().backward()\n    out.mean().backward()\n    opt.step()\n"
-
-
 def warm_up() -> None:
     try:
-        api.fix_source(_WARM_UP, "warm_up.py", Options(fix=False), None)
+        api.warm_up(Options(fix=False))
     except Exception as exc:  # never let a warm-up failure reach the client
         logger.error("autofix: warm-up lint failed: %s", exc)
 
