@@ -5,7 +5,11 @@ The public names are imported on first use (PEP 562), so that ``autofix
 importing LibCST and the rules.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
+
+# Not ``from typing import TYPE_CHECKING``: importing typing costs about as
+# much as the interpreter's own start, and ``autofix --version`` pays it.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 #: The name to ``pip install`` (the command and the import stay ``autofix``).
@@ -25,6 +29,8 @@ _HOMES = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from typing import Any
+
     from autofix.api import check_file, fix_source
     from autofix.rule import Fix, Rule
     from autofix.types import Applicability, FileResult, Finding, Options

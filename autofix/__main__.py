@@ -1,3 +1,3 @@
-from autofix.cli import main
+from autofix.console import main
 
 raise SystemExit(main())

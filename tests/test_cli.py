@@ -919,3 +919,19 @@ def test_version_and_help_import_only_the_command_line(flag: str) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr
+
+
+def test_console_script_answers_version_without_click(capsys: pytest.CaptureFixture[str]) -> None:
+    # The console entry answers a bare --version itself; its text must stay
+    # click's version_option text, and nothing but the interpreter may load.
+    probe = (
+        "import sys\n"
+        "from autofix.console import main\n"
+        "code = main(['--version'])\n"
+        "print(code, 'click' in sys.modules, 'typing' in sys.modules, file=sys.stderr)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])))
+    fast = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert fast.stderr.strip().splitlines()[-1] == "0 False False", fast.stderr
+    assert main(["--version"]) == 0
+    assert fast.stdout == capsys.readouterr().out
