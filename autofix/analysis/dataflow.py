@@ -706,27 +706,36 @@ class GraphFlow:
         return state
 
     def _accumulating_assign(self, small: cst.Assign, line: cst.CSTNode, state: State) -> bool:
-        # ``total = total + loss`` (either operand order).
+        # ``total = total + loss`` (either operand order), ``totals[k] = totals.get(k, 0) + v``,
+        # ``ema = loss if ema is None else a * ema + (1 - a) * loss``.
         if len(small.targets) != 1 or not self._loops:
             return False
-        name = dotted_name(small.targets[0].target)
+        target = small.targets[0].target
+        keyed = isinstance(target, cst.Subscript)
+        name = dotted_name(target.value if isinstance(target, cst.Subscript) else target)
+        if name is None:
+            return False
         value = small.value
-        if name is None or not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Add):
+        branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+        added_parts = [_accumulated_operand(branch, name) for branch in branches]
+        if not any(part is not None for part in added_parts):
             return False
-        if dotted_name(value.left) == name:
-            added = value.right
-        elif dotted_name(value.right) == name:
-            added = value.left
-        elif _reads_arithmetically(value.right, name) and not _reads_arithmetically(value.left, name):
-            added = value.left  # ``ema = (1 - a) * loss + a * ema``
-        elif _reads_arithmetically(value.left, name) and not _reads_arithmetically(value.right, name):
-            added = value.right  # ``ema = a * ema + (1 - a) * loss``
-        else:
-            return False
-        added_value = self._expr(added, state)
-        self._record_accumulation(line, name, added, added_value, "assign", state)
+        if isinstance(value, cst.IfExp):
+            self._expr(value.test, state)
+        joined = CLEAN
+        for branch, added in zip(branches, added_parts):
+            # A branch that does not read the total starts it (``loss if ema is None``): it is
+            # kept by the next iteration's total just the same.
+            kept = branch if added is None else added
+            added_value = self._expr(kept, state)
+            self._record_accumulation(line, name, kept, added_value, "assign", state)
+            joined = joined.join(added_value)
         current = self._read(name, state).with_labels([("acc", name)])
-        self._assign(name, current.join(added_value).computed() if added_value.level else current.join(added_value), state, line)
+        new = current.join(joined).computed() if joined.level else current.join(joined)
+        if keyed:
+            kinds = current.kinds if current.kinds <= {TENSOR_DICT, DICT} and current.kinds else UNKNOWN
+            new = Val(kinds=kinds).join_graph(new)
+        self._assign(name, new, state, line)
         return True
 
     def _expression_statement(self, expr: cst.BaseExpression, line: cst.CSTNode, state: State) -> None:
@@ -929,7 +938,11 @@ class GraphFlow:
                 return CLEAN
             parts = [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.expression]
             values = [self._expr(p, state) for p in parts]
-            return Val(kinds=_arithmetic_kinds(values)).join_graph(_join_all(values)).computed()
+            kinds = _arithmetic_kinds(values)
+            if self._nograd and _numeric_operation(node, values, kinds):
+                # Arithmetic under ``torch.no_grad()`` records no graph (``ema = a * ema + b * loss``).
+                return Val(kinds=kinds)
+            return Val(kinds=kinds).join_graph(_join_all(values)).computed()
         if isinstance(node, cst.Subscript):
             value = self._expr(node.value, state)
             for element in node.slice:
@@ -1071,6 +1084,9 @@ class GraphFlow:
                     self.escaped.update(joined.labels)
             if torch_fn is None:
                 kinds = _method_kinds(method, receiver, call)
+            if self._nograd and (receiver.is_tensor or torch_fn is not None):
+                # A tensor operation under ``torch.no_grad()`` records no graph.
+                return Val(kinds=kinds)
             return Val(kinds=kinds).join_graph(receiver.join(joined)).computed()
 
         if func_name in _BREAKING_FUNCTIONS or self._detach_helper(func) == "copy":
@@ -1092,6 +1108,8 @@ class GraphFlow:
             self.escaped.update(joined.labels)
         if func_name in ("sum", "max", "min") and len(args) == 1:
             kinds = element_kinds(args[0].kinds)
+        if self._nograd and torch_fn is not None:
+            return Val(kinds=kinds)
         return Val(kinds=kinds).join_graph(joined).computed()
 
     def _module_call(self, call: cst.Call, args: Val, callee: Optional[str]) -> Val:
@@ -1299,9 +1317,47 @@ def _none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
     return None
 
 
+def _numeric_operation(node: cst.BaseExpression, values: Sequence[Val], kinds: Kinds) -> bool:
+    """``node`` computes a number or tensor, never a list or tuple (``[h] * 2``, ``xs + [loss]``)
+    that would hold its operands themselves."""
+    if kinds:
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return True
+    assert isinstance(node, cst.BinaryOperation)
+    if not isinstance(node.operator, (cst.Add, cst.Multiply)):
+        return True
+    # ``x + 1.0`` or ``0.9 * x``: a float operand rules out list concatenation and repetition.
+    return any(v.kinds == _NUMBER_KIND for v in values) and any(isinstance(p, cst.Float) for p in (node.left, node.right))
+
+
+def _accumulated_operand(value: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
+    """What ``value`` adds onto the running total ``name`` (``name + x``, ``a * name + b * x``,
+    ``name.get(k, 0) + x``), or None when ``value`` is not such a sum."""
+    if not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Add):
+        return None
+    left, right = _reads_arithmetically(value.left, name), _reads_arithmetically(value.right, name)
+    if left and not right:
+        return value.right
+    if right and not left:
+        return value.left
+    return None
+
+
+def _reads_total(node: cst.BaseExpression, name: str) -> bool:
+    """``node`` reads the total ``name`` itself, one of its entries (``name[k]``) or ``name.get(k, 0)``."""
+    if dotted_name(node) == name:
+        return True
+    if isinstance(node, cst.Subscript):
+        return dotted_name(node.value) == name
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
+        return dotted_name(node.func.value) == name
+    return False
+
+
 def _reads_arithmetically(node: cst.BaseExpression, name: str) -> bool:
     """``name`` is an operand of ``node`` through arithmetic only (``a * ema``, ``-(ema)``)."""
-    if dotted_name(node) == name:
+    if _reads_total(node, name):
         return True
     if isinstance(node, cst.BinaryOperation):
         return _reads_arithmetically(node.left, name) or _reads_arithmetically(node.right, name)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -136,20 +136,28 @@ class GraphAccumulation(Rule):
 
     def check(self) -> None:
         for flow in graph_flows(self.context):
+            # One statement may keep several values in one total (``ema = loss if ema is None
+            # else a * ema + b * loss``): one finding, with every value detached.
+            found: Dict[Tuple[cst.CSTNode, str], List[Accumulation]] = {}
             for accumulation in list(flow.accumulations.values()):
-                self._check(flow, accumulation)
+                if self._check(flow, accumulation):
+                    found.setdefault((accumulation.statement, accumulation.target), []).append(accumulation)
+            for group in found.values():
+                self._report(flow, group)
 
-    def _check(self, flow: GraphFlow, acc: Accumulation) -> None:
+    def _check(self, flow: GraphFlow, acc: Accumulation) -> bool:
+        """Whether ``acc`` keeps a graph nothing uses (reported by ``check``); replayed buffers
+        are reported here."""
         loop = self._outliving_loop(flow, acc)
         # The total must outlive an iteration of a loop that runs backward().
         if loop is None:
-            return
+            return False
         training = [b for b in flow.backwards.values() if loop in b.loops]
         if not training:
-            return
+            return False
         # Only values that carry a graph, and not totals of totals (the root is reported).
         if acc.value.level < GRAPH or any(label[0] in ("acc", "unproven") for label in acc.value.labels):
-            return
+            return False
         label = ("acc", acc.target)
         # Summing losses for one backward (or autograd.grad) is the point of the total ...
         if any(label in b.value.labels for b in flow.backwards.values()):
@@ -158,11 +166,11 @@ class GraphAccumulation(Rule):
                 value_code = self.context.code_for(acc.value_node)
                 node = _small_statement(acc.statement, acc.value_node) or acc.value_node
                 self.report(node, self.REPLAY_MESSAGE.format(target=acc.target, value=value_code))
-            return
+            return False
         escapes = _escapes(flow, acc)
         if escapes and not self._graph_freed(training, acc):
-            return
-        self._report(flow, acc)
+            return False
+        return True
 
     def _replayed(self, flow: GraphFlow, acc: Accumulation, loop: cst.CSTNode, training) -> bool:
         """``buffer.append(x)`` of a graph tensor into a container the loop never empties, while a
@@ -202,11 +210,18 @@ class GraphAccumulation(Rule):
                 return True
         return False
 
-    def _report(self, flow: GraphFlow, acc: Accumulation) -> None:
+    def _report(self, flow: GraphFlow, group: List[Accumulation]) -> None:
+        acc = group[-1]
         value = acc.value_node
         cure = self._cure(flow, acc)
         value_code = self.context.code_for(value)
         edits, reason = _detached(value, value_code, acc.value.kinds, cure, acc.kind)
+        for other in group[:-1]:
+            # Every value the statement keeps must lose its graph, or none is fixed.
+            other_code = self.context.code_for(other.value_node)
+            other_edits, other_reason = _detached(other.value_node, other_code, other.value.kinds, cure, other.kind)
+            edits = edits + other_edits if edits and other_edits else []
+            reason = reason or other_reason
         fix = None
         node = _small_statement(acc.statement, value) or value
         if edits:
