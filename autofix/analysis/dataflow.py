@@ -1072,7 +1072,9 @@ class GraphFlow:
                 summarised = self._summarised_call(call, joined, state)
                 if summarised is not None and summarised.level == GRAPH:
                     return summarised
-                return self._module_call(call, joined, None)
+                # A method other than forward (``model.estimate_mfu(...)``) whose summary shows
+                # no forward pass, or that the project does not define: a graph is assumed.
+                return self._module_call(call, joined, None).with_labels([("assumed",)])
             if self._is_module(func_name):
                 return self._module_call(call, joined, func_name)
             summarised = self._summarised_call(call, joined, state)

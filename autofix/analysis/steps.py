@@ -26,6 +26,7 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from autofix.analysis.dataflow import module_facts
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import (
@@ -419,6 +420,9 @@ class _GraphWalker:
         parts = [self._value(child, env, disabled).origins for child in _children(node) if isinstance(child, cst.CSTNode)]
         return _Value(_union(parts))
 
+    def _is_module(self, name: str) -> bool:
+        return name in module_facts(self.context).modules
+
     def _comprehension_value(self, node, env, disabled: bool) -> _Value:
         inner = _Env(env)
         source = _EMPTY
@@ -452,6 +456,13 @@ class _GraphWalker:
                 return _Value(receiver | args, tensor=receiver_value.tensor and method in _TENSOR_METHODS)
             if not args and _DATA_CALLEE.search(method):
                 return _Value()
+            if not args and isinstance(func.value, cst.Name) and func.value.value != "self" and not self._is_module(func.value.value):
+                # ``parser.parse_args()``, ``timer.elapsed()``: no graph in, and no module's
+                # parameters, so no forward pass whose graph two losses could share.
+                return _Value()
+            if not args and method[:1].isupper():
+                # ``argparse.ArgumentParser()``, ``models.Net()``: a new object, not a graph.
+                return _Value()
             # model.encode(x), self.backbone(x): a forward pass through parameters.
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(method, arg_values))
         if isinstance(func, cst.Name):
@@ -462,6 +473,9 @@ class _GraphWalker:
             if func.value in _BUILTINS:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
+                return _Value()
+            if not args and func.value[:1].isupper():
+                # ``Net(cfg)``, ``SharpnessAware(params, SGD)``: a new object, not a graph.
                 return _Value()
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(func.value, arg_values))
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, arg_values))

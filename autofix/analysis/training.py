@@ -103,6 +103,15 @@ class OptimizerFacts:
     #: optimizer dotted name → what it was built from: ``model`` for
     #: ``Adam(model.parameters())``, ``params`` for ``SGD(params)``.
     param_sources: Dict[str, Set[str]] = field(default_factory=dict)
+    #: names bound to an object constructed from parameters or from an optimizer
+    param_holders: Set[str] = field(default_factory=set)
+
+    def holds_parameters(self, name: Optional[str]) -> bool:
+        """An optimizer, or any object built from parameters (``SAM(model.parameters(), ...)``,
+        ``Lookahead(opt)``): its methods may read or change gradients."""
+        if name is None or name in self.schedulers:
+            return False
+        return self.is_optimizer(name) or name in self.param_holders
 
     def is_optimizer(self, name: Optional[str]) -> bool:
         if name is None or name in self.schedulers:
@@ -128,6 +137,8 @@ def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
             continue
         kind = _constructed_kind(context, node.value)
         if kind is None:
+            if _built_from_parameters(node.value, facts):
+                facts.param_holders.update(filter(None, (dotted_name(t.target) for t in node.targets)))
             continue
         for target in node.targets:
             name = dotted_name(target.target)
@@ -143,6 +154,18 @@ def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
         if receiver:
             facts.methods.setdefault(receiver, set()).add(mc[1])
     return facts
+
+
+def _built_from_parameters(call: cst.Call, facts: OptimizerFacts) -> bool:
+    """A constructor (a capitalised callee) given ``x.parameters()`` or an optimizer seen so far."""
+    callee = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    if not callee[:1].isupper() or not call.args:
+        return False
+    first = call.args[0].value
+    mc = method_call(first)
+    if mc is not None and mc[1] in ("parameters", "named_parameters"):
+        return True
+    return facts.is_optimizer(dotted_name(first))
 
 
 def _param_sources(call: cst.Call) -> Set[str]:

@@ -225,8 +225,14 @@ class DoubleBackward(Rule):
     def _is_barrier(self, node: cst.CSTNode) -> bool:
         # Anything that reads, clears or applies gradients between two backward
         # calls observes them separately: merging would change what it sees.
+        facts = optimizer_facts(self.context)
         for call in iter_calls(node):
             if is_backward_call(self.context, call) or is_step_call(self.context, call) or is_zero_grad_call(call):
+                return True
+            mc = method_call(call)
+            if mc is not None and facts.holds_parameters(dotted_name(mc[0])):
+                # Any method of an optimizer (SAM's ``first_step()``) or of another object built
+                # from the parameters may read or change their gradients.
                 return True
             names = qualified_names(self.context, call.func) | {dotted_name(call.func) or ""}
             if any("grad" in n.rsplit(".", 1)[-1] for n in names):
