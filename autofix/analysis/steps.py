@@ -76,6 +76,18 @@ _TENSOR_METHODS = frozenset(
 )
 
 
+def names_class(context: RuleContext, func: cst.BaseExpression) -> bool:
+    """``func`` names a class: one this file defines, or a capitalised name imported (or reached
+    through an imported module), never a variable or attribute such as a generator ``self.G``."""
+    model = context.model
+    if isinstance(func, cst.Name):
+        return model.cls(func.value) is not None or (func.value[:1].isupper() and func.value in model.imports)
+    if isinstance(func, cst.Attribute):
+        dotted = dotted_name(func)
+        return dotted is not None and func.attr.value[:1].isupper() and dotted.split(".", 1)[0] in model.imports
+    return False
+
+
 def _derives_elements(callee: str, args: List["_Value"]) -> bool:
     """Every element of what ``callee(graph_value)`` returns derives from that one graph.
 
@@ -423,6 +435,9 @@ class _GraphWalker:
     def _is_module(self, name: str) -> bool:
         return name in module_facts(self.context).modules
 
+    def _is_class(self, func: cst.BaseExpression) -> bool:
+        return names_class(self.context, func)
+
     def _comprehension_value(self, node, env, disabled: bool) -> _Value:
         inner = _Env(env)
         source = _EMPTY
@@ -460,7 +475,7 @@ class _GraphWalker:
                 # ``parser.parse_args()``, ``timer.elapsed()``: no graph in, and no module's
                 # parameters, so no forward pass whose graph two losses could share.
                 return _Value()
-            if not args and method[:1].isupper():
+            if not args and self._is_class(func):
                 # ``argparse.ArgumentParser()``, ``models.Net()``: a new object, not a graph.
                 return _Value()
             # model.encode(x), self.backbone(x): a forward pass through parameters.
@@ -474,7 +489,7 @@ class _GraphWalker:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
-            if not args and func.value[:1].isupper():
+            if not args and self._is_class(func):
                 # ``Net(cfg)``, ``SharpnessAware(params, SGD)``: a new object, not a graph.
                 return _Value()
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(func.value, arg_values))

@@ -1373,6 +1373,13 @@ class _AttributeReader:
                 return False
             if isinstance(node, ast.Call) and (dotted(node.func) or "") in CUT_FUNCTIONS:
                 return False
+            if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self.self_name
+            ):
+                # ``self.embed(ids)``: a forward pass through a module this object holds.
+                held = self.cls.attributes.get(node.func.attr)
+                found = found or (held is not None and held.kind is AttrKind.MODULE)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
                 held = self.cls.attributes.get(node.attr)
                 found = found or (held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad))

@@ -138,8 +138,11 @@ class CarriedState(Rule):
     )
     INIT_MESSAGE = (
         "`{name}` was computed from parameters once, in `__init__`, and every iteration back-propagates "
-        "through it: the first backward() frees its graph and the next one fails (no fix: compute it from "
-        "the parameters in each iteration, where the loss is built)"
+        "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
+    )
+    INIT_FREED = "the first backward() frees its graph and the next one fails"
+    INIT_RETAINED = (
+        "retain_graph=True keeps that graph alive, but its value never follows the updated parameters"
     )
     ELSEWHERE_MESSAGE = (
         "`{name}` carries the previous call's graph into this forward: the module keeps it across calls, "
@@ -178,7 +181,8 @@ class CarriedState(Rule):
             for label in backward.value.labels:
                 if label[0] == "init" and label in flow.init_reads and label not in reported:
                     reported.add(label)
-                    self.report(flow.init_reads[label], self.INIT_MESSAGE.format(name=label[1]))
+                    effect = self.INIT_RETAINED if backward.retain_graph else self.INIT_FREED
+                    self.report(flow.init_reads[label], self.INIT_MESSAGE.format(name=label[1], effect=effect))
 
     def _in_module(self, flow: GraphFlow) -> bool:
         """The scope is a method of an ``nn.Module`` (its base may be defined in another file)."""

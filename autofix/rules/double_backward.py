@@ -13,6 +13,7 @@ import libcst as cst
 from autofix.analysis import screen
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
+    names_class,
     PASS_METHODS,
     GraphFlow,
     Line,
@@ -45,6 +46,7 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
+from autofix.context import RuleContext
 from autofix.rule import Edit, Fix, Remove, Replace, Rule
 from autofix.types import Applicability, Expectation
 
@@ -388,7 +390,7 @@ class DoubleBackward(Rule):
                     first = events[i]
                     if first.call is None or first.call is second.call or keyword(first.call, "inputs") is not None:
                         continue
-                    shared = _forward_origins(trace, first.origins & second.origins)
+                    shared = _forward_origins(self.context, trace, first.origins & second.origins)
                     if not shared or first.exclusive(second):
                         continue
                     if first.call in self._covered and (second.call in self._covered or first.call in self._kept_for_later):
@@ -411,6 +413,11 @@ class DoubleBackward(Rule):
             if modified is None or modified.call is None:
                 return False
             step_text = self.context.code_for(modified.call).strip()
+            rewritten = facts.param_sources.get(modified.target, set())
+            # Name the forward pass whose saved parameters the step rewrote (``self.D(fake)``).
+            source = self._origin_text(
+                trace, frozenset(o for o in shared if o in trace.sites and dotted_name(trace.sites[o].call.func) in rewritten)
+            ) or source
             self.report(
                 second.call,
                 f"backward() of `{later}` goes through the graph of `{source}` that {earlier} kept with retain_graph=True, "
@@ -688,13 +695,13 @@ def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:
 
 
 
-def _forward_origins(trace: StepTrace, origins: Origins) -> Origins:
-    """Origins made by a forward pass: not by constructing an object (``AcceleratorState()``, ``DataLoader(...)``)."""
+def _forward_origins(context: RuleContext, trace: StepTrace, origins: Origins) -> Origins:
+    """Origins made by a forward pass: not by constructing an object (``AcceleratorState()``,
+    ``DataLoader(...)``); a module held in a capitalised attribute (``self.G(z)``) does run one."""
     kept = set()
     for origin in origins:
         site = trace.sites.get(origin)
-        name = dotted_name(site.call.func) if site is not None else None
-        if name is not None and name.rsplit(".", 1)[-1][:1].isupper():
+        if site is not None and names_class(context, site.call.func):
             continue
         kept.add(origin)
     return frozenset(kept)
