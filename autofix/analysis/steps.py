@@ -77,15 +77,12 @@ _TENSOR_METHODS = frozenset(
 
 
 def names_class(context: RuleContext, func: cst.BaseExpression) -> bool:
-    """``func`` names a class: one this file defines, or a capitalised name imported (or reached
-    through an imported module), never a variable or attribute such as a generator ``self.G``."""
-    model = context.model
-    if isinstance(func, cst.Name):
-        return model.cls(func.value) is not None or (func.value[:1].isupper() and func.value in model.imports)
-    if isinstance(func, cst.Attribute):
-        dotted = dotted_name(func)
-        return dotted is not None and func.attr.value[:1].isupper() and dotted.split(".", 1)[0] in model.imports
-    return False
+    """``func`` names a class (a capitalised callee: ``Net``, ``argparse.ArgumentParser``, a
+    ``Tensor`` alias), not a module held in a name or attribute (``G(z)``, ``self.D(fake)``)."""
+    name = dotted_name(func)
+    if name is None or not name.rsplit(".", 1)[-1][:1].isupper():
+        return False
+    return name.split(".", 1)[0] != "self" and name not in module_facts(context).modules
 
 
 def _derives_elements(callee: str, args: List["_Value"]) -> bool:
@@ -435,9 +432,6 @@ class _GraphWalker:
     def _is_module(self, name: str) -> bool:
         return name in module_facts(self.context).modules
 
-    def _is_class(self, func: cst.BaseExpression) -> bool:
-        return names_class(self.context, func)
-
     def _comprehension_value(self, node, env, disabled: bool) -> _Value:
         inner = _Env(env)
         source = _EMPTY
@@ -475,9 +469,6 @@ class _GraphWalker:
                 # ``parser.parse_args()``, ``timer.elapsed()``: no graph in, and no module's
                 # parameters, so no forward pass whose graph two losses could share.
                 return _Value()
-            if not args and self._is_class(func):
-                # ``argparse.ArgumentParser()``, ``models.Net()``: a new object, not a graph.
-                return _Value()
             # model.encode(x), self.backbone(x): a forward pass through parameters.
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(method, arg_values))
         if isinstance(func, cst.Name):
@@ -488,9 +479,6 @@ class _GraphWalker:
             if func.value in _BUILTINS:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
-                return _Value()
-            if not args and self._is_class(func):
-                # ``Net(cfg)``, ``SharpnessAware(params, SGD)``: a new object, not a graph.
                 return _Value()
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(func.value, arg_values))
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, arg_values))
