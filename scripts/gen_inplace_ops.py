@@ -1,4 +1,4 @@
-"""Generate ``autofix/analysis/inplace_ops.py`` from torch's own naming.
+"""Generate ``autofix/model/inplace_ops.py`` from torch's own naming.
 
 The rule AF103 must not import torch, so the in-place vocabulary is frozen into
 a table here. Run after a torch upgrade and commit the result:
@@ -16,7 +16,7 @@ import inspect
 import sys
 from pathlib import Path
 
-TARGET = Path(__file__).resolve().parent.parent / "autofix" / "analysis" / "inplace_ops.py"
+TARGET = Path(__file__).resolve().parent.parent / "autofix" / "model" / "inplace_ops.py"
 
 # Trailing-underscore methods that change metadata, storage identity or autograd
 # bookkeeping rather than the values autograd saved; they are not AF103's business.

@@ -22,7 +22,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from autofix.analysis.inplace_ops import (
+from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     FUNCTIONAL_INPLACE_PARAMETER,
     INPLACE_METHODS,
@@ -32,7 +32,18 @@ from autofix.analysis.inplace_ops import (
 from autofix.analysis.index import module_index
 from autofix.analysis.steps import class_summary
 from autofix.model.summaries import AttrKind, ClassSummary, FunctionSummary
-from autofix.model.vocabulary import OUTPUT_SAVING_MODULES, SAVES_OUTPUT
+from autofix.model.vocabulary import (
+    FACTORIES,
+    FRESH_METHODS,
+    INIT_NAME,
+    LIBRARIES,
+    NON_TENSOR_BUILTINS,
+    OUTPUT_SAVING_MODULES,
+    SAVES_INPUT,
+    SAVES_OUTPUT,
+    SAVES_PARTNER,
+    VIEW_METHODS,
+)
 from autofix.analysis.names import children as _children, dotted_name, keyword, walk_local as _walk
 from autofix.analysis.training import (
     disables_grad,
@@ -50,21 +61,6 @@ from autofix.context import RuleContext
 # backward() raise "one of the variables needed for gradient computation has
 # been modified by an inplace operation".
 
-#: Backward reads the (single) input; saved only when that input requires grad.
-SAVES_INPUT = frozenset(
-    {
-        "sin", "cos", "sinh", "cosh", "asin", "acos", "atan", "log", "log1p", "log2", "log10", "abs", "pow",
-        "square", "clamp", "clip", "clamp_min", "clamp_max", "erf", "erfinv", "gelu", "silu", "mish", "softplus",
-        "elu", "selu", "celu", "leaky_relu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "threshold",
-        "logsigmoid", "norm", "prod", "logsumexp", "std", "var", "cumprod", "max_pool1d", "max_pool2d",
-        "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-        "adaptive_max_pool2d", "layer_norm", "group_norm", "batch_norm", "instance_norm", "normalize",
-        "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-        "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
-    }
-)
-#: Binary ops whose backward for one operand reads the other one.
-SAVES_PARTNER = frozenset({"mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "bmm", "linear"})
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(
     {
@@ -81,21 +77,6 @@ QUIET_MODULES = frozenset(
      "Flatten", "Unflatten", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
      "PixelUnshuffle", "ChannelShuffle"}
 )
-#: Factories: their result is a new tensor nobody else holds.
-FACTORIES = frozenset(
-    {
-        "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace",
-        "logspace", "eye", "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like", "full_like",
-        "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial", "tril_indices", "triu_indices",
-    }
-)
-FRESH_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "clone"})
-#: Methods returning a view of the receiver (writes through them reach the base).
-VIEW_METHODS = frozenset(
-    {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t", "unsqueeze", "squeeze", "expand",
-     "expand_as", "narrow", "select", "unflatten", "flatten", "movedim", "moveaxis", "swapaxes", "swapdims",
-     "diagonal", "unfold", "as_strided", "detach"}
-)
 #: Methods that may hand back the receiver itself (``x.float()`` when x is float):
 #: their result is a new value or the same object, so it is neither trusted as
 #: fresh nor tracked as an alias.
@@ -103,11 +84,7 @@ NON_TENSOR_METHODS = frozenset(
     {"item", "tolist", "size", "dim", "numel", "numpy", "data_ptr", "stride", "element_size", "nelement",
      "is_contiguous", "any_", "get_device", "__len__", "backward", "register_hook", "retain_grad"}
 )
-NON_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "range", "list", "tuple", "dict", "set",
-                                 "isinstance", "getattr", "hasattr", "print", "min", "max", "sum", "round", "abs"})
 _NON_TENSOR_ANNOTATION = re.compile(r"^(int|float|bool|str|bytes|List|list|Tuple|tuple|Dict|dict|Sequence|Iterable|Mapping|Callable)\b")
-#: Functions that build or reset parameters: in-place writes there are initialisation.
-INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
 _MODULE_BASE = re.compile(r"(^|\.)(Module|Sequential|ModuleList|ModuleDict)$|Module$|Model$|Net$|Layer$|Block$|Loss$")
 _MODULE_METHODS = frozenset({"parameters", "named_parameters", "train", "eval", "state_dict", "modules", "children"})
 _EXCLUDED_BASE = re.compile(r"(^|\.)(Optimizer|Function|InplaceFunction|LRScheduler|_LRScheduler)$")
@@ -117,10 +94,6 @@ _INPUT_SAVING_LOSSES = frozenset(
      "CosineEmbeddingLoss", "GaussianNLLLoss", "PoissonNLLLoss"}
 )
 
-#: Top-level packages never part of the user's project.
-LIBRARIES = frozenset({"torch", "numpy", "math", "typing", "collections", "functools", "itertools", "os", "sys",
-                        "dataclasses", "abc", "enum", "re", "json", "pathlib", "warnings", "logging", "einops",
-                        "transformers", "timm", "torchvision", "lightning", "pytorch_lightning", "__future__"})
 FunctionNode = Union[cst.FunctionDef, cst.Module]
 #: Reasons of a write that only the caller observes: autograd itself does not object.
 CALLER_REASONS = frozenset({"argument", "argument-view"})

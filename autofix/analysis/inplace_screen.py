@@ -39,7 +39,7 @@ from autofix.analysis.inplace import (
     SAVES_PARTNER,
     VIEW_METHODS,
 )
-from autofix.analysis.inplace_ops import (
+from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     FUNCTIONAL_INPLACE_PARAMETER,
     INPLACE_METHODS,

@@ -23,6 +23,7 @@ The deciding facts:
 from __future__ import annotations
 
 import enum
+import re
 from typing import Dict, FrozenSet, Optional
 
 
@@ -247,3 +248,46 @@ def is_optimizer_constructor(qualified: str) -> bool:
         last = qualified.rsplit(".", 1)[-1]
         return last[:1].isupper() or last in OPTIMIZER_FACTORIES
     return qualified.rsplit(".", 1)[-1] in OPTIMIZER_FACTORIES - {"AdamW", "Adafactor"}
+
+
+# ---- what AF103 judges: ops that save their inputs, new tensors, views, initialisation code
+# (torch's tools/autograd/derivatives.yaml: a formula mentioning ``self``/``other`` saves that input)
+
+#: Backward reads the (single) input; saved only when that input requires grad.
+SAVES_INPUT: FrozenSet[str] = frozenset(
+    {
+        "sin", "cos", "sinh", "cosh", "asin", "acos", "atan", "log", "log1p", "log2", "log10", "abs", "pow",
+        "square", "clamp", "clip", "clamp_min", "clamp_max", "erf", "erfinv", "gelu", "silu", "mish", "softplus",
+        "elu", "selu", "celu", "leaky_relu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "threshold",
+        "logsigmoid", "norm", "prod", "logsumexp", "std", "var", "cumprod", "max_pool1d", "max_pool2d",
+        "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+        "adaptive_max_pool2d", "layer_norm", "group_norm", "batch_norm", "instance_norm", "normalize",
+        "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+        "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
+    }
+)
+#: Binary ops whose backward for one operand reads the other one.
+SAVES_PARTNER: FrozenSet[str] = frozenset({"mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "bmm", "linear"})
+#: Factories: their result is a new tensor nobody else holds.
+FACTORIES: FrozenSet[str] = frozenset(
+    {
+        "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace",
+        "logspace", "eye", "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like", "full_like",
+        "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial", "tril_indices", "triu_indices",
+    }
+)
+FRESH_METHODS: FrozenSet[str] = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "clone"})
+#: Methods returning a view of the receiver (writes through them reach the base).
+VIEW_METHODS: FrozenSet[str] = frozenset(
+    {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t", "unsqueeze", "squeeze", "expand",
+     "expand_as", "narrow", "select", "unflatten", "flatten", "movedim", "moveaxis", "swapaxes", "swapdims",
+     "diagonal", "unfold", "as_strided", "detach"}
+)
+NON_TENSOR_BUILTINS: FrozenSet[str] = frozenset({"len", "int", "float", "bool", "str", "range", "list", "tuple", "dict", "set",
+                                 "isinstance", "getattr", "hasattr", "print", "min", "max", "sum", "round", "abs"})
+#: Functions that build or reset parameters: in-place writes there are initialisation.
+INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
+#: Top-level packages never part of the user's project.
+LIBRARIES: FrozenSet[str] = frozenset({"torch", "numpy", "math", "typing", "collections", "functools", "itertools", "os", "sys",
+                        "dataclasses", "abc", "enum", "re", "json", "pathlib", "warnings", "logging", "einops",
+                        "transformers", "timm", "torchvision", "lightning", "pytorch_lightning", "__future__"})

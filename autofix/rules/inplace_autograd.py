@@ -11,7 +11,7 @@ import libcst as cst
 from autofix.analysis import inplace_screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
 from autofix.analysis.names import dotted_name
-from autofix.analysis.inplace_ops import (
+from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     INPLACE_METHODS,
     TORCH_FUNCTIONS,
