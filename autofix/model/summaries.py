@@ -43,6 +43,7 @@ from autofix.model.vocabulary import (
     is_optimizer_constructor,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
+from autofix.model.writes import InplaceWrite, module_writes
 
 WRAPPERS = ACCELERATORS | FABRICS
 
@@ -233,6 +234,9 @@ class FunctionSummary:
     sync_gated: List[Tuple[int, int]] = field(default_factory=list)
     #: names bound to what ``<accelerator>.prepare(...)`` returned (their step/zero_grad are sync-gated)
     prepared: Set[str] = field(default_factory=set)
+    #: in-place writes, each with what its target may be there (:mod:`autofix.model.writes`: argument,
+    #: leaf, view, alias, saved output, input of an op that saves it); for AF103 and AF107
+    inplace_writes: Tuple[InplaceWrite, ...] = ()
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -372,7 +376,16 @@ def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optiona
         ".on" in d for f in summary.functions.values() for d in f.decorators
     ):
         _loop_wiring(tree, summary)
+    _attach_inplace_writes(tree, summary)
     return summary
+
+
+def _attach_inplace_writes(tree: ast.Module, summary: ModuleSummary) -> None:
+    """Each function's in-place writes (the facts AF103's screen and analysis share)."""
+    for scope in module_writes(tree).all():
+        function = summary.functions.get(scope.qualname)
+        if function is not None and function.line == scope.line:
+            function.inplace_writes = scope.writes
 
 
 def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> None:

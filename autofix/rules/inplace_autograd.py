@@ -62,7 +62,7 @@ class InplaceRule(Rule):
 
     @classmethod
     def may_fire_in(cls, tree: ast.Module) -> bool:
-        return inplace_screen.may_have_inplace_events(tree)
+        return inplace_screen.may_have_inplace_events(tree, caller_only=cls.CALLER_ONLY)
 
     @classmethod
     def may_fire(cls, text: str) -> bool:
