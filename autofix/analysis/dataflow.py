@@ -28,6 +28,8 @@ program model (``context.model``), in this file or another file of the project.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -453,13 +455,28 @@ class Assignment:
 # --------------------------------------------------------------------------- the analysis
 
 
+#: A scope's values by dotted name. Keys are always names spelled in the scope (see ``GraphFlow._extensions``).
 State = Dict[str, Val]
+_NO_NAMES: Set[str] = set()
 
 
 def _join_states(a: State, b: State) -> State:
     out = dict(a)
-    for key, value in b.items():
-        out[key] = out[key].join(value) if key in out else value
+    # Both sides mostly come from one state: only the values that differ are joined, and
+    # they are found at C speed. Joining every key in Python made a long module-level
+    # script quadratic (one full join per ``if``).
+    keys = list(b)
+    shared = len(a)
+    if len(keys) >= shared and keys[:shared] == list(a):
+        # ``b`` is ``a`` with values changed and keys added: compare the values pairwise.
+        for key in compress(keys, map(is_not, a.values(), b.values())):
+            out[key] = out[key].join(b[key])
+        for key in keys[shared:]:
+            out[key] = b[key]
+        return out
+    for key, value in [(k, v) for k, v in b.items() if out.get(k) is not v]:
+        mine = out.get(key)
+        out[key] = value if mine is None else mine.join(value)
     return out
 
 
@@ -510,6 +527,8 @@ class GraphFlow:
         self.stub_detached: Set[str] = set()
         #: ("init", name) → where the scope first reads an attribute computed from parameters once
         self.init_reads: Dict[Label, cst.CSTNode] = {}
+        #: names that keys of this scope's states may extend (see :meth:`_extensions`)
+        self._extended: Optional[Dict[str, Set[str]]] = None
 
     # ----------------------------------------------------------------- entry
 
@@ -864,10 +883,46 @@ class GraphFlow:
         if name in self._backward_names and not self._nograd:
             # ... and it is a tensor: nothing else has ``backward()``.
             value = Val(value.level, value.labels, _TENSOR_KIND)
-        for key in [k for k in state if k.startswith(name + ".")]:
-            del state[key]
+        for key in self._extensions(name):
+            state.pop(key, None)
+        if "." in name:
+            self._note_extension(name)
         state[name] = value
         self.assignments.append(Assignment(stmt, name, value, tuple(self._loops)))
+
+    def _extensions(self, name: str) -> Set[str]:
+        """The keys that may extend ``name`` in this scope's states (``self.x``, ``self.x.y`` for ``self``).
+
+        Keys are dotted names spelled in the scope (``dotted_name`` of its
+        nodes) or assigned through :meth:`_assign`, so rebinding a name forgets
+        its extensions by looking each one up; scanning every key of the state
+        instead made a long script quadratic.
+        """
+        if self._extended is None:
+            self._extended = {}
+            stack: List[cst.CSTNode] = [self.scope]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Attribute):
+                    spelled = dotted_name(node)
+                    if spelled is not None:
+                        self._note_extension(spelled)
+                        continue  # the chain's shorter names are noted with it
+                stack.extend(loops.children(node))
+        return self._extended.get(name, _NO_NAMES)
+
+    def _note_extension(self, name: str) -> None:
+        """Record dotted ``name`` as an extension of each of its prefixes (``a.b.c``: of ``a`` and ``a.b``)."""
+        if self._extended is None:
+            self._extensions(name)
+        extended = self._extended
+        assert extended is not None
+        parts = name.split(".")
+        if name in extended.get(parts[0], _NO_NAMES):
+            return  # noted before
+        for cut in range(1, len(parts)):
+            known = extended.setdefault(".".join(parts[:cut]), set())
+            known.update(".".join(parts[:longer]) for longer in range(cut + 1, len(parts) + 1))
 
     def _read(self, name: str, state: State) -> Val:
         if name in state:
