@@ -6,7 +6,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 
 from autofix.analysis.names import children
 from autofix.positions import LazyPositions
@@ -66,4 +66,17 @@ def test_only_the_statements_asked_about_are_generated():
     lazy = LazyPositions(module, code)
     target = module.body[30].body.body[0]
     assert lazy[target].start.line == 30 * 4 + 2
-    assert list(lazy._done) == [30] and lazy._full is None
+    assert set(lazy._done) | set(lazy._layouts) == {30} and lazy._full is None
+
+
+def test_a_node_in_a_long_class_is_placed_from_its_own_statement():
+    method = "    def m{i}(self, x):\n        '''doc\n        more'''\n        y = x + {i}\n        return y\n\n"
+    code = "import torch\n\n\nclass Trainer:\n" + "".join(method.format(i=i) for i in range(40))
+    assert not assert_same_positions(code)
+    module = cst.parse_module(code)
+    lazy = LazyPositions(module, code)
+    body = module.body[1].body.body[25].body.body
+    assert lazy[body[2]].start == CodePosition(4 + 25 * 6 + 5, 8)
+    assert list(lazy._inner) == [id(body[2])] and not lazy._done  # neither the class nor the method was placed whole
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert lazy[body[0]] == expected[body[0]]  # a docstring over two lines: placed from the class
