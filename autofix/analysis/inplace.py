@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -31,7 +31,7 @@ from autofix.model.inplace_ops import (
 )
 from autofix.analysis.index import module_index
 from autofix.analysis.steps import class_summary
-from autofix.model.summaries import AttrKind, ClassSummary, FunctionSummary
+from autofix.model.summaries import ClassSummary, FunctionSummary
 from autofix.model.vocabulary import (
     FACTORIES,
     FRESH_METHODS,
@@ -206,10 +206,7 @@ class _Analysis:
         self.methods: Dict[Tuple[cst.ClassDef, str], cst.FunctionDef] = {}
         self.owner: Dict[cst.FunctionDef, Optional[cst.ClassDef]] = {}
         self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
-        #: dotted target -> (the constructor call, the def holding it)
-        self.module_built: Dict[str, Tuple[cst.Call, Optional[cst.FunctionDef]]] = {}
         self.classes: Dict[str, cst.ClassDef] = {}
-        self._output_memo: Dict[int, Optional[str]] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
         self.global_reads: Set[str] = set()
@@ -280,10 +277,11 @@ class _Analysis:
             return False
         if name in _INPLACE_CALL_NAMES:
             return True
-        if isinstance(func, cst.Name) and any(
-            q.split(".")[0] not in LIBRARIES and "." in q for q in qualified_names(self.context, func)
+        if any(
+            q.split(".")[0] not in LIBRARIES and "." in q and not q.startswith("self.")
+            for q in qualified_names(self.context, func)
         ):
-            return True  # imported from a module of the project: the program model knows what it writes
+            return True  # ``helper(x)``, ``utils.helper(x)`` from the project: the program model knows what it writes
         # ``from torch.nn.functional import relu as r``: the name is an alias.
         return any(q.rsplit(".", 1)[-1] in _INPLACE_CALL_NAMES for q in qualified_names(self.context, func))
 
@@ -293,9 +291,6 @@ class _Analysis:
         self._inplace_attrs: Set[str] = set()
         self.class_names.update(cls.name.value for cls in index.classes)
         self.classes.update((cls.name.value, cls) for cls in index.classes)
-        holder: Dict[int, cst.FunctionDef] = {
-            id(n): func for func, _ in index.functions for n in self.local(func.body) if isinstance(n, cst.Assign)
-        }
         self.global_reads = index.names_in_functions
         for node, cls in index.functions:
             if cls is not None and node in cls.body.body:
@@ -319,7 +314,6 @@ class _Analysis:
                     # self.act means a different module in every class.
                     name = f"{cls.name.value}.{name}"
                 self.module_ctor[name] = last
-                self.module_built[name] = (assign.value, holder.get(id(assign)))
                 if last == "Parameter":
                     self.parameters.add(name)
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
@@ -373,99 +367,17 @@ class _Analysis:
                     grad = scope.grad or callee in self.grad_callees
                     queue.append(self._scope(callee, self.owner.get(callee), caller_visible=False, grad=grad))
 
-    def callable_op(self, cls: Optional[cst.ClassDef], dotted: str) -> Optional[str]:
-        """The op ``self.f`` is when it is a configurable callable whose output autograd saves
-        (``self.f = torch.sigmoid``, or a parameter defaulting to one): the program model's
-        ``AttributeSummary.saved_output``, found through project bases too."""
+    def module_output(self, cls: Optional[cst.ClassDef], dotted: str) -> Optional[str]:
+        """What saved the output of calling ``self.<attr>`` (an activation, a Sequential or block ending
+        in one, a configurable op): the program model's :meth:`ModuleModel.module_output`."""
         if cls is None or not dotted.startswith("self.") or dotted.count(".") != 1:
             return None
         summary = class_summary(self.context, cls)
-        attribute = self.context.model.attribute(summary, dotted[len("self."):]) if summary is not None else None
-        if attribute is None or attribute.kind not in (AttrKind.CALLABLE, AttrKind.UNKNOWN):
-            return None
-        return attribute.saved_output
+        return self.context.model.module_output(summary, dotted[len("self."):]) if summary is not None else None
 
     def is_module_name(self, name: str) -> bool:
         """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
         return bool(optimizer_facts(self.context).methods.get(name, set()) & _MODULE_METHODS)
-
-    def output_saved_by(self, key: str) -> Optional[str]:
-        """The op that saves the output of the module bound to ``key`` (``self.branch`` …), if one does.
-
-        ``nn.ReLU``/``nn.Sigmoid``/…, an ``nn.Sequential`` whose last layer is one
-        (also ``nn.Sequential(*layers)`` with ``layers`` appended to in the same
-        def), or a class of this file whose ``forward`` returns a saved output.
-        """
-        built = self.module_built.get(key)
-        return self._layer_output(built[0], built[1]) if built is not None else None
-
-    def _layer_output(self, ctor: cst.Call, holder: Optional[cst.FunctionDef]) -> Optional[str]:
-        if id(ctor) in self._output_memo:
-            return self._output_memo[id(ctor)]
-        self._output_memo[id(ctor)] = None  # recursion guard
-        last = (dotted_name(ctor.func) or "").rsplit(".", 1)[-1]
-        found: Optional[str] = None
-        if last in OUTPUT_SAVING_MODULES:
-            found = OUTPUT_SAVING_MODULES[last]
-        elif last == "Sequential" and ctor.args:
-            final = ctor.args[-1]
-            layer: Optional[cst.BaseExpression] = final.value
-            if final.star == "*":
-                layer = self._last_appended(final.value, holder)
-            if isinstance(layer, cst.Call) and final.keyword is None:
-                found = self._layer_output(layer, holder)
-        elif last in self.classes:
-            found = self.forward_returns_saved(self.classes[last])
-        self._output_memo[id(ctor)] = found
-        return found
-
-    def _last_appended(self, listed: cst.BaseExpression, holder: Optional[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
-        """The element put last, in source order, into the list ``listed`` names within ``holder``.
-
-        ``layers = [...]``, ``layers.append(x)``, ``layers.extend([...])``, ``layers += [...]``:
-        built in a loop, the last statement of the body is the last layer.
-        """
-        if not isinstance(listed, cst.Name) or holder is None:
-            return None
-        name = listed.value
-        last: Optional[cst.BaseExpression] = None
-        for node in self.local(holder.body):
-            elements: Optional[Sequence[cst.BaseElement]] = None
-            if isinstance(node, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
-            ):
-                elements = node.value.elements if isinstance(node.value, (cst.List, cst.Tuple)) else ()
-            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value == name:
-                elements = node.value.elements if isinstance(node.value, (cst.List, cst.Tuple)) else ()
-            elif (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and isinstance(node.func.value, cst.Name)
-                and node.func.value.value == name
-                and node.args
-            ):
-                method = node.func.attr.value
-                if method == "append":
-                    last = node.args[-1].value
-                elif method == "extend":
-                    value = node.args[-1].value
-                    elements = value.elements if isinstance(value, (cst.List, cst.Tuple)) else ()
-            if elements is not None:
-                last = elements[-1].value if elements and not isinstance(elements[-1], cst.StarredElement) else None
-        return last
-
-    def forward_returns_saved(self, cls: cst.ClassDef) -> Optional[str]:
-        """What saved the value every ``return`` of ``cls.forward`` hands back (its output is saved)."""
-        forward = self.methods.get((cls, "forward"))
-        if forward is None or self._excluded(forward):
-            return None
-        walker = _Walker(self, self._scope(forward, cls, caller_visible=True, grad=True))
-        walker.walk()
-        saved = set(walker.returned)
-        if len(saved) != 1:
-            return None
-        (what,) = saved
-        return what
 
     def mutated_params(self, func: cst.FunctionDef) -> Dict[str, int]:
         """The parameters (name -> position) a helper, or a module's forward, writes to in place."""
@@ -547,8 +459,6 @@ class _Walker:
         self.loops: Dict[int, int] = {}
         #: (op node, caller_only) already reported: a loop body is walked twice
         self.emitted: Set[Tuple[int, bool]] = set()
-        #: for each ``return value``: what saved the value returned (None: nothing known)
-        self.returned: List[Optional[str]] = []
 
     def _key(self, dotted: Optional[str]) -> Optional[str]:
         if dotted is not None and dotted.startswith("self.") and self.scope.cls is not None:
@@ -677,8 +587,6 @@ class _Walker:
                 if callee is not None and self._backward_follows(index) and any(self._grad(a.value) for a in call.args):
                     self.grad_callees.add(callee)
         self._record_escapes(node)
-        if isinstance(node, cst.Return) and node.value is not None and not unit.quiet:
-            self.returned.append(self._value(node.value).saved)
         self._bind(node)
 
     def _backward_follows(self, index: int) -> bool:
@@ -809,16 +717,6 @@ class _Walker:
 
     def _module_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         return self.a.module_forward(call, self.scope.cls)
-
-    @staticmethod
-    def _module_output(dotted: str, ctor: str, op: str) -> str:
-        if ctor in OUTPUT_SAVING_MODULES:
-            return f"the output of `{dotted}` ({op})"
-        # ``op`` is an activation's op, or what a block's forward returns (a phrase).
-        inner = op if " " in op else f"`{op}`"
-        if ctor == "Sequential":
-            return f"the output of `{dotted}` (an `nn.Sequential` whose last layer returns {inner})" if " " in op else f"the output of `{dotted}` (an `nn.Sequential` ending in {inner})"
-        return f"the output of `{dotted}` (`{ctor}.forward` returns {inner})"
 
     def _is_module_name(self, name: str) -> bool:
         return name in ("torch", "F", "nn", "np", "math") or name == self.a.torch
@@ -1190,13 +1088,12 @@ class _Walker:
             name = func.attr.value
             dotted = dotted_name(func)
             ctor = self.a.module_ctor.get(self._key(dotted) or "") if dotted is not None else None
+            saved = self.a.module_output(self.scope.cls, dotted) if dotted is not None else None
             if dotted is not None and ctor is not None:
-                op = self.a.output_saved_by(self._key(dotted) or "")
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
-                return _Binding("value", True, grad, fresh_id, saved=self._module_output(dotted, ctor, op) if op and grad else None)
-            op = self.a.callable_op(self.scope.cls, dotted) if dotted is not None else None
-            if op is not None:
-                return _Binding("value", True, arg_grad, fresh_id, saved=f"the output of `{dotted}` ({op})" if arg_grad else None)
+                return _Binding("value", True, grad, fresh_id, saved=saved if grad else None)
+            if saved is not None:
+                return _Binding("value", True, arg_grad, fresh_id, saved=saved if arg_grad else None)
             if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:
                 method = (self.scope.cls, name) if self.scope.cls is not None else None
                 if method in self.a.methods:

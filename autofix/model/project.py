@@ -17,6 +17,7 @@ import contextlib
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.types import FIND_PROJECT
+from autofix.model.vocabulary import OUTPUT_SAVING_MODULES
 from autofix.model.frameworks import (
     Framework,
     LoopContract,
@@ -487,6 +488,64 @@ class ModuleModel:
                 attribute.kinds.discard(AttrKind.UNKNOWN)
                 attribute.kinds.add(AttrKind.MODULE)
         return attribute
+
+    def module_output(self, cls: ClassSummary, name: str) -> Optional[str]:
+        """Words for what saved the output of ``self.<name>(…)`` in ``cls`` (None: nothing known saves it).
+
+        An activation (``nn.ReLU``), an ``nn.Sequential`` ending in one or in a block,
+        a block of this or another project file whose ``forward`` returns a saved output,
+        or a configurable op (``self.f = torch.sigmoid``); through project bases too.
+        """
+        return self._module_output(cls, name, set())
+
+    def forward_output(self, cls: ClassSummary) -> Optional[str]:
+        """Words for what saved the value every ``return`` of ``cls.forward`` hands back (None: not one thing)."""
+        return self._forward_output(cls, set())
+
+    def _module_output(self, cls: ClassSummary, name: str, visiting: Set[int]) -> Optional[str]:
+        attribute = self.attribute(cls, name)
+        if attribute is None:
+            return None
+        dotted = f"self.{name}"
+        constructor = attribute.constructor or ""
+        last = constructor.rsplit(".", 1)[-1]
+        if attribute.kind in (AttrKind.CALLABLE, AttrKind.UNKNOWN) and attribute.saved_output and not constructor.startswith("torch.nn."):
+            return f"the output of `{dotted}` ({attribute.saved_output})"
+        if constructor.startswith("torch.nn.") and last in OUTPUT_SAVING_MODULES:
+            return f"the output of `{dotted}` ({OUTPUT_SAVING_MODULES[last]})"
+        model = self._class_model(cls)
+        if constructor.startswith("torch.nn.") and last == "Sequential":
+            layer = attribute.last_layer or ""
+            op = OUTPUT_SAVING_MODULES.get(layer.rsplit(".", 1)[-1]) if layer.startswith("torch.nn.") else None
+            if op is not None:
+                return f"the output of `{dotted}` (an `nn.Sequential` ending in `{op}`)"
+            block = model.resolve_qualified_or_local(layer) if layer and not layer.startswith("torch.") else None
+            inner = model._forward_output(block, visiting) if block is not None else None
+            return f"the output of `{dotted}` (an `nn.Sequential` whose last layer returns {inner})" if inner else None
+        block = model.resolve_qualified_or_local(constructor) if constructor and not constructor.startswith("torch.") else None
+        inner = model._forward_output(block, visiting) if block is not None else None
+        return f"the output of `{dotted}` (`{block.name}.forward` returns {inner})" if inner and block is not None else None
+
+    def _forward_output(self, cls: ClassSummary, visiting: Set[int]) -> Optional[str]:
+        forward = self.method(cls, "forward")
+        if forward is None or id(cls) in visiting or not forward.returned_outputs:
+            return None
+        if "inplace" in forward.params or forward.params[:1] == ("ctx",):
+            return None
+        visiting.add(id(cls))
+        model = self._class_model(self.class_of(forward) or cls)
+        owner = self.class_of(forward) or cls
+        found: Set[Optional[str]] = set()
+        for produced in forward.returned_outputs:
+            kind, _, name = produced.partition(":")
+            if kind == "op":
+                found.add(f"the output of `{name}`")
+            elif kind == "self":
+                found.add(model._module_output(owner, name, visiting))
+            else:
+                found.add(None)
+        visiting.discard(id(cls))
+        return found.pop() if len(found) == 1 else None
 
     def is_module_class(self, cls: ClassSummary) -> bool:
         return self.framework(cls) in (Framework.MODULE, Framework.LIGHTNING)

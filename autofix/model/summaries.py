@@ -237,6 +237,9 @@ class FunctionSummary:
     #: in-place writes, each with what its target may be there (:mod:`autofix.model.writes`: argument,
     #: leaf, view, alias, saved output, input of an op that saves it); for AF103 and AF107
     inplace_writes: Tuple[InplaceWrite, ...] = ()
+    #: a ``forward``'s returns, in order: what produced each value (``op:sigmoid``, ``self:act``, ``""``);
+    #: :meth:`ModuleModel.forward_output` turns them into what saved the module's output
+    returned_outputs: Tuple[str, ...] = ()
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -382,10 +385,13 @@ def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optiona
 
 def _attach_inplace_writes(tree: ast.Module, summary: ModuleSummary) -> None:
     """Each function's in-place writes (the facts AF103's screen and analysis share)."""
-    for scope in module_writes(tree).all():
+    writes = module_writes(tree)
+    for index, scope in enumerate(writes.all()):
         function = summary.functions.get(scope.qualname)
         if function is not None and function.line == scope.line:
             function.inplace_writes = scope.writes
+            if scope.forward:
+                function.returned_outputs = writes.returned(index)
 
 
 def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> None:

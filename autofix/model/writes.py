@@ -346,6 +346,13 @@ class ModuleWrites:
             self._headers[index] = found
         return found
 
+    def returned(self, index: int) -> Tuple[str, ...]:
+        """What produced each value scope ``index`` returns (see :func:`returned_outputs`)."""
+        scope, _, _ = self.scopes[index]
+        if isinstance(scope, ast.Module):
+            return ()
+        return returned_outputs(scope, self.torch_modules | {"F"} | {n for n, q in self.imported_as.items()})
+
     def _raw(self, index: int) -> ScopeWrites:
         found = self._raws.get(index)
         if found is None:
@@ -739,3 +746,85 @@ def _stored_names(target: ast.AST) -> List[str]:
     if isinstance(target, ast.Starred):
         return _stored_names(target.value)
     return []
+
+
+# --------------------------------------------------------------------------- what a function returns
+
+
+def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...]:
+    """For each ``return`` run under autograd, in source order, what produced the value.
+
+    ``op:<name>`` an op that saves its output (``torch.sigmoid(x)``, ``x.softmax(-1)``);
+    ``self:<attr>`` a call of ``self.<attr>`` (a module or configurable op the model resolves);
+    ``""`` anything else. Names keep the last value bound to them in source order
+    (``x += y`` and ``x.relu_()`` keep it: the tensor is the same); returns under
+    ``torch.no_grad()`` or ``if not self.training:`` are left out.
+    """
+    bound: Dict[str, str] = {}
+    found: List[str] = []
+
+    def produced(value: Optional[ast.expr]) -> str:
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in INPLACE_METHODS:
+            value = value.func.value  # ``x.relu_()`` is x
+        if isinstance(value, ast.Name):
+            return bound.get(value.id, "")
+        if not isinstance(value, ast.Call):
+            return ""
+        func = value.func
+        if isinstance(func, ast.Attribute):
+            if _is_self_attr(func):
+                return f"self:{func.attr}"
+            return f"op:{func.attr}" if func.attr in SAVES_OUTPUT else ""
+        if isinstance(func, ast.Name) and func.id in SAVES_OUTPUT and func.id in torch_names:
+            return f"op:{func.id}"
+        return ""
+
+    def visit(body: List[ast.stmt], quiet: bool) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.Return):
+                if not quiet and stmt.value is not None:
+                    found.append(produced(stmt.value))
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                what = produced(stmt.value)
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    for name in _stored_names(target):
+                        bound[name] = what if isinstance(target, ast.Name) else ""
+            elif isinstance(stmt, ast.If):
+                training = _tests_training(stmt.test)
+                visit(stmt.body, quiet or training is False)
+                visit(stmt.orelse, quiet or training is True)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                off = any(
+                    (_dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+                    .rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+                    for i in stmt.items
+                )
+                visit(stmt.body, quiet or off)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                    for name in _stored_names(stmt.target):
+                        bound[name] = ""
+                visit(stmt.body, quiet)
+                visit(stmt.orelse, quiet)
+            elif isinstance(stmt, ast.Try):
+                visit(stmt.body, quiet)
+                for handler in stmt.handlers:
+                    visit(handler.body, quiet)
+                visit(stmt.orelse, quiet)
+                visit(stmt.finalbody, quiet)
+
+    visit(func.body, False)
+    return tuple(found)
+
+
+def _tests_training(test: ast.expr) -> Optional[bool]:
+    """True for ``if self.training:``, False for ``if not self.training:``, else None."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    if negated:
+        test = test.operand  # type: ignore[attr-defined]
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return not negated
+    return None

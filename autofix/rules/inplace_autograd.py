@@ -11,6 +11,7 @@ import libcst as cst
 from autofix.analysis import inplace_screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
 from autofix.analysis.names import dotted_name
+from autofix.model.vocabulary import LIBRARIES
 from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     INPLACE_METHODS,
@@ -44,6 +45,11 @@ _PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6,
 
 _AUTOGRAD_CODE = re.compile(r"\bdef\s+forward\b|backward")
 _INPLACE_SPELLING = re.compile(r"[a-z0-9]_\(|inplace\s*=\s*True|[-+*/@%&|^]=|<<=|>>=|\]\s*=[^=]")
+#: An import from the file's own project (relative, or not one of the usual libraries): a helper
+#: there may write in place what this file passes it (``utils.attention.mask_(scores)``).
+_PROJECT_IMPORT = re.compile(
+    r"^[ \t]*from[ \t]+\.|^[ \t]*(?:from|import)[ \t]+(?!(?:%s)\b)[A-Za-z_]" % "|".join(sorted(LIBRARIES)), re.MULTILINE
+)
 
 
 class InplaceRule(Rule):
@@ -68,8 +74,11 @@ class InplaceRule(Rule):
     def may_fire(cls, text: str) -> bool:
         # Autograd code is a ``def forward`` or a ``backward`` call ("forward"
         # alone is mostly prose in docstrings), and the file must spell some
-        # in-place write: ``name_(``, ``inplace=True``, ``x += …`` or ``x[i] = …``.
-        return _AUTOGRAD_CODE.search(text) is not None and _INPLACE_SPELLING.search(text) is not None
+        # in-place write: ``name_(``, ``inplace=True``, ``x += …`` or ``x[i] = …``, or import a helper
+        # of its own project that may write in place.
+        return _AUTOGRAD_CODE.search(text) is not None and (
+            _INPLACE_SPELLING.search(text) is not None or _PROJECT_IMPORT.search(text) is not None
+        )
 
     def check(self) -> None:
         self.torch = torch_alias(self.context.module)
