@@ -198,6 +198,12 @@ class ModuleWrites:
             if owner is not None and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.name == "forward":
                 self.forwards.setdefault(owner.name, []).append(i)
         self._headers: Dict[int, Tuple[bool, bool, bool, Tuple[int, ...]]] = {}
+        #: last names of every call that may write in place: in-place ops, this file's functions,
+        #: methods and module-holding names, modules built with ``inplace``
+        self.write_names: Set[str] = (
+            set(INPLACE_METHODS) | _TORCH_INPLACE | set(FUNCTIONAL_INPLACE_PARAMETER) | set(self.functions)
+            | {name for _, name in self.methods} | set(self.built) | self.inplace_modules
+        )
         self._raws: Dict[int, ScopeWrites] = {}
         self._scopes: Dict[int, ScopeWrites] = {}
         self._writers: Dict[int, bool] = {}
@@ -364,6 +370,10 @@ class ModuleWrites:
 
     def _scope(self, position: int, scope: Scope, cls: Optional[ast.ClassDef], qualname: str) -> ScopeWrites:
         forward, calls_backward, excluded, callees = self._header(position)
+        line = 1 if isinstance(scope, ast.Module) else scope.lineno
+        if not any(self._spells_write(node) for node in self.nodes.local.get(id(scope), ())):
+            # Most scopes write nothing in place: no need to follow their bindings.
+            return ScopeWrites(qualname, line, forward, calls_backward, excluded, callees, ())
         #: name → (where the binding applies, binding), in any order
         sites: Dict[str, List[Tuple[Position, _Site]]] = {}
         #: names others are bound to (``y = x``) or views are taken of (``x[0]``, ``x.view(…)``)
@@ -377,8 +387,12 @@ class ModuleWrites:
         writes: List[Tuple[ast.AST, str, str, bool, Tuple[int, ...]]] = []
         #: (start, end) of every loop: a save or binding anywhere in a loop around a write may come before it
         loops: List[Tuple[Position, Position]] = []
+        #: names whose ``.grad`` the scope reads (a write reading it proves a leaf)
+        grads: Set[str] = set()
         for node in self.nodes.local.get(id(scope), ()):
             kind = type(node)
+            if kind is ast.Attribute and node.attr == "grad" and isinstance(node.value, ast.Name):  # type: ignore[attr-defined]
+                grads.add(node.value.id)  # type: ignore[attr-defined]
             if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 loops.append(((node.lineno, node.col_offset), (node.end_lineno or 0, node.end_col_offset or 0)))  # type: ignore[attr-defined]
             if kind is ast.BinOp or kind is ast.Call:
@@ -434,13 +448,32 @@ class ModuleWrites:
         found = tuple(
             InplaceWrite(
                 target, form, node.lineno, node.col_offset,  # type: ignore[attr-defined]
-                _facts(node, target, needs_tensor, sites, shared, saved_at, loops), via,
+                _facts(node, target, needs_tensor, sites, shared, saved_at, loops, target in grads), via,
             )
             for node, target, form, needs_tensor, via in writes
             if target != "self"
         )
-        line = 1 if isinstance(scope, ast.Module) else scope.lineno
         return ScopeWrites(qualname, line, forward, calls_backward, excluded, callees, found)
+
+    def _spells_write(self, node: ast.AST) -> bool:
+        """Might ``node`` be one of the writes ``_scope`` collects (a superset, by names only)?"""
+        kind = type(node)
+        if kind is ast.AugAssign:
+            return True
+        if kind is ast.Assign:
+            return any(isinstance(t, ast.Subscript) for t in node.targets)  # type: ignore[attr-defined]
+        if kind is ast.AnnAssign:
+            return isinstance(node.target, ast.Subscript)  # type: ignore[attr-defined]
+        if kind is not ast.Call:
+            return False
+        func = node.func  # type: ignore[attr-defined]
+        last = _last_name(func)
+        return (
+            last in self.write_names
+            or (isinstance(func, ast.Name) and self.imported_as.get(func.id) in self.write_names)
+            or _head(func) in self.project_names
+            or _head(func) in self.project_modules
+        )
 
     def _local_callees(self, call: ast.Call, cls: Optional[ast.ClassDef]) -> Tuple[int, ...]:
         """The scopes of this file a call may run: a function, a ``self`` method, a module class's ``forward``."""
@@ -603,10 +636,11 @@ def _facts(
     shared: Set[str],
     saved_at: Dict[str, Position],
     loops: List[Tuple[Position, Position]],
+    grad_read: bool,
 ) -> FrozenSet[str]:
-    """What ``target`` may be at the write ``node``."""
+    """What ``target`` may be at the write ``node`` (``grad_read``: the scope reads ``target.grad``)."""
     facts: Set[str] = set()
-    if _reads_grad_of(node, target):
+    if grad_read and _reads_grad_of(node, target):
         facts.add(LEAF)  # whatever it is bound to: ``p -= lr * p.grad``
     where = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     around = [(start, end) for start, end in loops if start <= where <= end]
