@@ -54,12 +54,8 @@ from autofix.analysis.training import (
 )
 from autofix.context import RuleContext
 
-# What autograd saves for backward, after torch's derivatives.yaml
-# (tools/autograd/derivatives.yaml and torch/csrc/autograd/FunctionsManual.cpp):
-# a formula that mentions ``result`` saves the output, one that mentions
-# ``self``/``other`` saves that input. An in-place change to a saved tensor makes
-# backward() raise "one of the variables needed for gradient computation has
-# been modified by an inplace operation".
+# What autograd saves for backward (SAVES_INPUT, SAVES_PARTNER, SAVES_OUTPUT) is the
+# model's vocabulary (autofix/model/vocabulary.py); the modules below are this analysis' own.
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(

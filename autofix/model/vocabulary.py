@@ -251,7 +251,11 @@ def is_optimizer_constructor(qualified: str) -> bool:
 
 
 # ---- what AF103 judges: ops that save their inputs, new tensors, views, initialisation code
-# (torch's tools/autograd/derivatives.yaml: a formula mentioning ``self``/``other`` saves that input)
+# What autograd saves for backward follows torch's tools/autograd/derivatives.yaml (and
+# torch/csrc/autograd/FunctionsManual.cpp): a formula that mentions ``result`` saves the output,
+# one that mentions ``self``/``other`` saves that input. An in-place change to a saved tensor
+# makes backward() raise "one of the variables needed for gradient computation has been
+# modified by an inplace operation".
 
 #: Backward reads the (single) input; saved only when that input requires grad.
 SAVES_INPUT: FrozenSet[str] = frozenset(
