@@ -279,6 +279,10 @@ class ZeroGradPlacement(Rule):
             for step in self._steps(inner):
                 if step.optimizer in unguarded_steps:
                     continue
+                if any(self._has_backward(line) for line in inner[: inner.index(step.line)]):
+                    # The guard runs its own backward before the step (a GAN generator updated
+                    # every n-th batch): a guarded update, not gradients accumulated across batches.
+                    continue
                 every_batch = [z for z in (self._zero_grad(line) for line in lines) if z and self._matches(z, step.optimizer)]
                 if every_batch:
                     self._report_accumulation(loop, step, inner, every_batch, parent)
