@@ -136,6 +136,12 @@ class CarriedState(Rule):
         "then uses (and back-propagates through) the value from before the optimizer's last step "
         "(no fix: recompute `{name}` from the parameters where it is used, in the same call)"
     )
+    METHOD_PARAMETER_MESSAGE = (
+        "`{name}` is computed from parameters at the end of one call and back-propagated by the next "
+        "call, through a graph built before the optimizer's last step{freed} (no fix: recompute `{name}` "
+        "from the parameters where it is used, in the same call, or store it detached)"
+    )
+    METHOD_PARAMETER_FREED = "; the second backward() through it in that call finds it freed"
     INIT_MESSAGE = (
         "`{name}` was computed from parameters once, in `__init__`, and every iteration back-propagates "
         "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
@@ -166,6 +172,7 @@ class CarriedState(Rule):
             for loop, names in self._carried_states(flow).items():
                 self._report_loop(flow, facts, loop, names, maybe_none)
             self._report_init_graphs(flow)
+            self._report_method_parameter_state(flow)
         # Without a backward here, the module is trained elsewhere (another file of the project).
         elsewhere = not any(flow.backwards for flow in flows)
         for flow in flows:
@@ -183,6 +190,27 @@ class CarriedState(Rule):
                     reported.add(label)
                     effect = self.INIT_RETAINED if backward.retain_graph else self.INIT_FREED
                     self.report(flow.init_reads[label], self.INIT_MESSAGE.format(name=label[1], effect=effect))
+
+    def _report_method_parameter_state(self, flow: GraphFlow) -> None:
+        """A method that trains (runs backward itself) and leaves on ``self`` a value computed from
+        parameters alone after its last backward (``self.alpha = self.log_alpha.exp()``): the next
+        call back-propagates through a graph of the previous call. The carried-graph check above
+        wants the value built before a backward of the same call, so it does not see this one."""
+        method = flow.scope
+        if not isinstance(method, cst.FunctionDef) or not flow.in_class or method not in flow.carried:
+            return
+        own = [b for b in flow.backwards.values() if method in b.loops and not flow.loops_of(b.loops)]
+        end = flow.loop_end.get(method, {})
+        first_read = flow.carried[method].first_read
+        for name in sorted(n for n in flow.carried[method].names if n.startswith("self.") and n.count(".") == 1):
+            kept = end.get(name)
+            if kept is None or kept.level < GRAPH or any(label[0] in ("src", "carry", "init") for label in kept.labels):
+                continue
+            label = ("carry", method, name)
+            through = [b for b in own if label in b.value.labels]
+            if name in first_read and through:
+                freed = self.METHOD_PARAMETER_FREED if len(through) > 1 else ""
+                self.report(first_read[name], self.METHOD_PARAMETER_MESSAGE.format(name=name, freed=freed))
 
     def _in_module(self, flow: GraphFlow) -> bool:
         """The scope is a method of an ``nn.Module`` (its base may be defined in another file)."""
