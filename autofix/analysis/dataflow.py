@@ -1111,7 +1111,9 @@ class GraphFlow:
             if method in ("detach", "detach_") and self._stub_detach(func):
                 # ``state.detach()`` of a project class whose detach() cuts nothing: the graph stays.
                 self.stub_detached.add(receiver_name or "")
-                return receiver
+                # The same object comes back, with the graphs its attributes hold (``state.h``).
+                held = [v for k, v in state.items() if receiver_name and k.startswith(receiver_name + ".")]
+                return receiver.join_graph(_join_all(held)) if held else receiver
             if method in ("detach", "detach_") or self._detach_helper(func) == "copy":
                 # ``repackage_hidden(h)`` and ``h.detach()`` keep the structure they are given.
                 return Val(kinds=receiver.kinds if method in ("detach", "detach_") else joined.kinds)

@@ -1014,6 +1014,10 @@ class _FunctionReader:
         element = self._element_constructor(value)
         for target in targets:
             if isinstance(target, ast.Name):
+                if spelled is not None and spelled.split(".", 1)[0] == target.id and target.id in self.summary.local_constructors:
+                    # ``state = state.detach()``, ``net = net.to(device)``: the object's own method hands it
+                    # back; its class stays the one it was constructed from.
+                    continue
                 if spelled is not None and spelled.split(".", 1)[0] != self.self_name:
                     self.summary.local_constructors[target.id] = self.module.qualify(spelled)
                 else:

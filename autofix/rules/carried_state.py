@@ -305,6 +305,9 @@ class CarriedState(Rule):
             if any(inner is not loop and name == n and _encloses(loop, inner) for inner, n in found if self._carries_graph(flow, inner, n)):
                 continue
             by_loop.setdefault(loop, []).append(name)
+        for loop, names in by_loop.items():
+            # An object that carries the graph is reported once, not again for each attribute of it.
+            by_loop[loop] = [n for n in names if not any(n.startswith(o + ".") for o in names if o in flow.stub_detached)]
         return by_loop
 
     def _carries_graph(self, flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
