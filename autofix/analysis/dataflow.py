@@ -521,6 +521,9 @@ class GraphFlow:
         self._continues: List[List[State]] = []
         self._nograd = 0
         self._returns: List[State] = []
+        #: containers one of whose entries ``.backward()`` is called on
+        self._backward_containers: Set[str] = set()
+        self._backward_entries: List[cst.Subscript] = []
         self._backward_names = self._backward_receivers()
         self._summary: Optional[FunctionSummary] = None
         #: names whose ``.detach()`` is a project method that detaches nothing (a stub)
@@ -569,9 +572,17 @@ class GraphFlow:
         names = set()
         for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
-                name = dotted_name(node.func.value)
+                receiver = node.func.value
+                name = dotted_name(receiver)
                 if name:
                     names.add(name)
+                elif isinstance(receiver, cst.Subscript):
+                    # ``losses["total"].backward()``: the container holds a graph in that entry,
+                    # and the entry is a tensor (nothing else has ``backward()``).
+                    base = dotted_name(receiver.value)
+                    if base:
+                        self._backward_containers.add(base)
+                        self._backward_entries.append(receiver)
         return names
 
     # ----------------------------------------------------------------- statements
@@ -883,6 +894,9 @@ class GraphFlow:
         if name in self._backward_names and not self._nograd:
             # ... and it is a tensor: nothing else has ``backward()``.
             value = Val(value.level, value.labels, _TENSOR_KIND)
+        elif name in self._backward_containers and not self._nograd and value.level < GRAPH:
+            # One of its entries is back-propagated: the container holds a graph (kinds unchanged).
+            value = Val(GRAPH, value.labels, value.kinds)
         for key in self._extensions(name):
             state.pop(key, None)
         if "." in name:
@@ -1009,6 +1023,8 @@ class GraphFlow:
             if shape is not None and isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
                 position = int(index.value.evaluated_value)
                 kinds = shape[position] if position < len(shape) else UNKNOWN
+            if not kinds and any(node.deep_equals(entry) for entry in self._backward_entries):
+                kinds = _TENSOR_KIND
             return Val(GRAPH if value.level == LEAF else value.level, value.labels, kinds)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             values = [self._expr(e.value, state) for e in node.elements]

@@ -210,6 +210,9 @@ class GraphAccumulation(Rule):
             receiver = backward.call.func.value if isinstance(backward.call.func, cst.Attribute) else None
             if added is not None and receiver is not None and dotted_name(receiver) == added:
                 return True
+            if isinstance(receiver, cst.Subscript) and receiver.deep_equals(acc.value_node):
+                # ``losses["total"].backward()`` and ``total += losses["total"]``: the same entry.
+                return True
             if sources & backward.value.labels:
                 return True
         return False
