@@ -1001,6 +1001,25 @@ def _collect_framework_steps(context: RuleContext) -> Set[cst.FunctionDef]:
     return found
 
 
+def returned_loss_functions(context: RuleContext) -> Set[cst.FunctionDef]:
+    """Methods whose returned loss a framework back-propagates without them being one iteration of
+    its loop: a Hugging Face ``Trainer``'s ``compute_loss`` (its ``training_step`` calls backward)."""
+    code = context.code if context.code is not None else context.module.code
+    if "compute_loss" not in code:
+        return set()
+    model = context.model
+    found: Set[cst.FunctionDef] = set()
+    for summary in model.functions():
+        if summary.name != "compute_loss" or summary.class_name is None:
+            continue
+        contract = model.loop_contract(summary)
+        if contract is not None and contract.framework is Framework.HF_TRAINER and contract.backward_returned:
+            node = _local_def(context, summary)
+            if node is not None:
+                found.add(node)
+    return found
+
+
 _CATCHING = re.compile(r"raises|assert|suppress|warns|expect", re.IGNORECASE)
 
 

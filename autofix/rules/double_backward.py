@@ -21,6 +21,7 @@ from autofix.analysis.steps import (
     StepTrace,
     TraceEvent,
     framework_step_functions,
+    returned_loss_functions,
     loop_contract,
     step_traces,
     trace_step,
@@ -500,11 +501,18 @@ class DoubleBackward(Rule):
     # ------------------------------------------------------------------ Lightning's own backward
 
     def _check_lightning(self) -> None:
-        """``loss.backward()`` in a ``training_step`` whose returned loss Lightning back-propagates again."""
-        for step in framework_step_functions(self.context):
+        """``loss.backward()`` in a step function whose returned loss the framework back-propagates
+        again: Lightning's ``training_step``, a Hugging Face ``Trainer``'s ``compute_loss``."""
+        for step in framework_step_functions(self.context) | returned_loss_functions(self.context):
             contract = loop_contract(self.context, step)
             # Manual optimization (`automatic_optimization = False`, here or in a base) back-propagates nothing.
-            if contract is None or contract.framework is not Framework.LIGHTNING or not contract.backward_returned:
+            if contract is None or not contract.backward_returned:
+                continue
+            if contract.framework is Framework.LIGHTNING:
+                who, owner, remove = "Lightning", "`training_step` returns (automatic optimization)", "Lightning back-propagates the returned loss"
+            elif contract.framework is Framework.HF_TRAINER:
+                who, owner, remove = "the Trainer", f"`{contract.function}` returns (its `training_step` calls backward)", "the Trainer back-propagates the returned loss"
+            else:
                 continue
             trace = trace_step(self.context, step)
             returns = [e for e in trace.events if e.kind == "return"]
@@ -516,11 +524,11 @@ class DoubleBackward(Rule):
                     continue
                 fix = None
                 if isinstance(event.statement, cst.Expr) and event.statement.value is call and not has_keyword_true(call, "create_graph"):
-                    fix = Fix.unsafe("Remove the manual backward(); Lightning back-propagates the returned loss", Remove(event.statement))
+                    fix = Fix.unsafe(f"Remove the manual backward(); {remove}", Remove(event.statement))
                 self.report(
                     call,
-                    f"`{self._tensor_text(call)}` is back-propagated here and again by Lightning, which calls backward() "
-                    f"on the loss `training_step` returns (automatic optimization): the second backward finds the graph freed; drop this one",
+                    f"`{self._tensor_text(call)}` is back-propagated here and again by {who}, which calls backward() "
+                    f"on the loss {owner}: the second backward finds the graph freed; drop this one",
                     fix=fix,
                 )
 
