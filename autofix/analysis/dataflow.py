@@ -1541,10 +1541,15 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
     return flows
 
 
+#: methods called once per input (``forward``) or per batch by a framework (Lightning's
+#: ``training_step``, whose returned loss it back-propagates)
+STATEFUL_CALLS = ("forward", "training_step")
+
+
 def keeps_state_on_self(func: cst.FunctionDef) -> bool:
-    """A ``forward`` that reads a ``self.*`` attribute and then reassigns it: state the next call
-    reads (``out, self.hidden = self.rnn(x, self.hidden)``)."""
-    if func.name.value != "forward":
+    """A ``forward`` (or ``training_step``) that reads a ``self.*`` attribute and then reassigns it:
+    state the next call reads (``out, self.hidden = self.rnn(x, self.hidden)``)."""
+    if func.name.value not in STATEFUL_CALLS:
         return False
     return any(name.startswith("self.") for name in loops.carried_names(func.body).names)
 

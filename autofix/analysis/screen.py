@@ -68,7 +68,7 @@ def forward_writes_self(tree: ast.Module) -> bool:
         if not isinstance(node, ast.ClassDef):
             continue
         for method in node.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name != "forward":
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name not in ("forward", "training_step"):
                 continue
             loaded: set = set()
             stored: set = set()

@@ -9,6 +9,7 @@ from libcst.metadata import PositionProvider
 
 from autofix.analysis import loops, screen
 from autofix.analysis.dataflow import (
+    STATEFUL_CALLS,
     GRAPH,
     TENSOR,
     TENSOR_DICT,
@@ -150,13 +151,18 @@ class CarriedState(Rule):
     INIT_RETAINED = (
         "retain_graph=True keeps that graph alive, but its value never follows the updated parameters"
     )
+    STEP_MESSAGE = (
+        "`{name}` carries the previous batch's graph into this training_step: the framework "
+        "back-propagates each returned loss, so the next backward() reaches the freed graph; detach it "
+        "as the step starts (truncated BPTT)"
+    )
     ELSEWHERE_MESSAGE = (
         "`{name}` carries the previous call's graph into this forward: the module keeps it across calls, "
         "so when a training loop (not in this file) back-propagates each output, the next backward() "
         "reaches the freed graph; detach it as forward starts (truncated BPTT)"
     )
     # ``forward``: a module keeping state across calls is reported in its own file (its loop elsewhere).
-    TRIGGERS = ("backward", "forward")
+    TRIGGERS = ("backward", "forward", "training_step")
     FIXES = (Applicability.SAFE, Applicability.UNSAFE)
     EXPECTATION = Expectation.REPAIRED
 
@@ -242,13 +248,16 @@ class CarriedState(Rule):
             if anchor is None:
                 continue
             kind = _state_kind(kept.kinds) if kept.kinds else "unknown"
-            message = (self.ELSEWHERE_MESSAGE if elsewhere else self.MODULE_MESSAGE).format(name=name)
+            if forward.name.value == "training_step":
+                message = self.STEP_MESSAGE.format(name=name)
+            else:
+                message = (self.ELSEWHERE_MESSAGE if elsewhere else self.MODULE_MESSAGE).format(name=name)
             fix: Optional[Fix] = None
             if not any(label[0] in ("src", "carry") for label in kept.labels):
                 # Computed from parameters alone: detaching it would cut their gradient.
                 message = self.PARAMETER_STATE_MESSAGE.format(name=name)
             elif kind == "unknown":
-                message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in forward)"
+                message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in {forward.name.value})"
             else:
                 statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
                 fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
@@ -264,7 +273,7 @@ class CarriedState(Rule):
             name
             for current in (model.mro(summary) if summary is not None else [])
             for name, method in current.methods.items()
-            if name not in ("__init__", "forward") and attr in method.self_writes
+            if name != "__init__" and name not in STATEFUL_CALLS and attr in method.self_writes
         }
         training_loops = [
             loop for f in flows for b in f.backwards.values() for loop in f.loops_of(b.loops)[-1:]
