@@ -1128,7 +1128,7 @@ class GraphFlow:
                 # ``state.detach()`` of a project class whose detach() cuts nothing: the graph stays.
                 self.stub_detached.add(receiver_name or "")
                 # The same object comes back, with the graphs its attributes hold (``state.h``).
-                held = [v for k, v in state.items() if receiver_name and k.startswith(receiver_name + ".")]
+                held = [state[k] for k in self._extensions(receiver_name) if k in state] if receiver_name else []
                 return receiver.join_graph(_join_all(held)) if held else receiver
             if method in ("detach", "detach_") or self._detach_helper(func) == "copy":
                 # ``repackage_hidden(h)`` and ``h.detach()`` keep the structure they are given.
