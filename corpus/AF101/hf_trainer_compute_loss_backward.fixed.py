@@ -26,7 +26,7 @@ if __name__ == "__main__":
     for step in range(3):
         batch = {"features": torch.randn(8, 6), "labels": torch.randint(0, 2, (8,))}
         loss = trainer.compute_loss(net, batch)
+        optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        optimizer.zero_grad()
         print(step, loss.item())
