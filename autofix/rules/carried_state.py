@@ -152,9 +152,8 @@ class CarriedState(Rule):
         "retain_graph=True keeps that graph alive, but its value never follows the updated parameters"
     )
     STEP_MESSAGE = (
-        "`{name}` carries the previous batch's graph into this training_step: the framework "
-        "back-propagates each returned loss, so the next backward() reaches the freed graph; detach it "
-        "as the step starts (truncated BPTT)"
+        "`{name}` carries the previous batch's graph into this training_step: {who}, so the next "
+        "backward() reaches the freed graph; detach it as the step starts (truncated BPTT)"
     )
     ELSEWHERE_MESSAGE = (
         "`{name}` carries the previous call's graph into this forward: the module keeps it across calls, "
@@ -249,7 +248,9 @@ class CarriedState(Rule):
                 continue
             kind = _state_kind(kept.kinds) if kept.kinds else "unknown"
             if forward.name.value == "training_step":
-                message = self.STEP_MESSAGE.format(name=name)
+                # Manual optimisation back-propagates inside the step; otherwise the framework does.
+                who = "each step back-propagates its loss" if flow.backwards else "the framework back-propagates each returned loss"
+                message = self.STEP_MESSAGE.format(name=name, who=who)
             else:
                 message = (self.ELSEWHERE_MESSAGE if elsewhere else self.MODULE_MESSAGE).format(name=name)
             fix: Optional[Fix] = None
