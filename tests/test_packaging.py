@@ -20,7 +20,7 @@ else:  # pragma: no cover
 def test_distribution_name_and_metadata():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["name"] == "torch-autofix"
-    assert project["scripts"] == {"autofix": "autofix.cli:main"}  # the command stays autofix
+    assert project["scripts"] == {"autofix": "autofix.console:main"}  # the command stays autofix
     assert project["authors"] and project["keywords"] and project["classifiers"]
     assert any(dep.startswith("torch>=2.1") for dep in project["optional-dependencies"]["verify"])
     readme = (ROOT / "README.md").read_text()
