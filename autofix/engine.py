@@ -343,6 +343,8 @@ def _fix_to_fixpoint(
             data = new_module.bytes
         module = cst.parse_module(data)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        # A rule whose screens fail on the fixed text cannot fire on it (the screens are sound).
+        rules = rules_that_may_fire(data, rules)
         reports, context = _lint(wrapper, rules, path, _text(data, module), project)
         positions = context.metadata(PositionProvider)
     else:

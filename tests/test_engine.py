@@ -200,3 +200,16 @@ def test_deeply_nested_calls_are_analysed_in_linear_time():
     result = api.fix_source(source, "deep.py", Options(fix=False), None)
     assert result.error is None
     assert [f.code for f in result.findings] == ["AF101"]
+
+
+def test_the_re_lint_after_fixes_skips_rules_whose_trigger_the_fixes_removed():
+    runs = []
+
+    class Counted(InplaceReluStatement):
+        def check(self):
+            runs.append(self.context.code)
+            super().check()
+
+    result = check(b"y.relu_()\nz = 1\n", rules=[Counted])
+    assert result.fixed == b"y = y.relu()\nz = 1\n"
+    assert runs == ["y.relu_()\nz = 1\n"]  # the fixed text has no ``relu_``: nothing to run again
