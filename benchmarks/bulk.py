@@ -120,7 +120,7 @@ def describe(tree: Path) -> Dict[str, object]:
     """Sizes, and how many files each stage of the pre-filter lets through (text, then Python's parse tree)."""
     from autofix import engine, registry
 
-    rules = registry.all_rules()
+    rules = [rule for rule in registry.all_rules() if not rule.OPT_IN]  # what a plain run selects
     files = python_files(tree)
     lines = size = passed = screened = screened_lines = 0
     per_rule = {rule.CODE: 0 for rule in rules}
@@ -316,8 +316,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ("read every file", [*me, "--_read", str(tree)], 1.0),
         ("ruff check --select ALL --no-cache", [_ruff(), "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet", str(tree)], 1.0),
         (
-            f"autofix --diff --jobs {args.jobs} {args.autofix_args}".rstrip(),
-            [sys.executable, "-m", "autofix", "--diff", "--jobs", str(args.jobs), *args.autofix_args.split(), str(tree)],
+            # --no-cache: a second run would otherwise read every result from the cache.
+            f"autofix --diff --no-cache --jobs {args.jobs} {args.autofix_args}".rstrip(),
+            [sys.executable, "-m", "autofix", "--diff", "--no-cache", "--jobs", str(args.jobs), *args.autofix_args.split(), str(tree)],
             1.0,
         ),
     ]
