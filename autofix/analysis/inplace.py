@@ -48,6 +48,7 @@ from autofix.analysis.names import children as _children, dotted_name, keyword, 
 from autofix.analysis.training import (
     disables_grad,
     grad_disabled_nodes,
+    import_aliases,
     is_backward_call,
     optimizer_facts,
     qualified_names,
@@ -148,6 +149,9 @@ class _Binding:
     escaped: bool = False
     via: Optional[str] = None  # for views: the base name
     mask_of: Optional[int] = None  # a boolean mask computed elementwise from this ident
+    #: ``self.<attr>`` whose call produced the value: what saved its output is asked of the
+    #: program model only when a write or a save needs ``saved`` (it may read other files)
+    output_of: Optional[str] = None
 
 
 @dataclass
@@ -204,6 +208,8 @@ class _Analysis:
         self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
         self.classes: Dict[str, cst.ClassDef] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
+        #: (class, ``self.<attr>``) -> what the model says saved that module's output
+        self._outputs: Dict[Tuple[int, str], Optional[str]] = {}
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
         self.global_reads: Set[str] = set()
         self.class_names: Set[str] = set()
@@ -273,9 +279,8 @@ class _Analysis:
             return False
         if name in _INPLACE_CALL_NAMES:
             return True
-        if any(
-            q.split(".")[0] not in LIBRARIES and "." in q and not q.startswith("self.")
-            for q in qualified_names(self.context, func)
+        if (dotted_name(func) or "").split(".")[0] in import_aliases(self.context) and any(
+            q.split(".")[0] not in LIBRARIES and "." in q for q in qualified_names(self.context, func)
         ):
             return True  # ``helper(x)``, ``utils.helper(x)`` from the project: the program model knows what it writes
         # ``from torch.nn.functional import relu as r``: the name is an alias.
@@ -368,8 +373,11 @@ class _Analysis:
         in one, a configurable op): the program model's :meth:`ModuleModel.module_output`."""
         if cls is None or not dotted.startswith("self.") or dotted.count(".") != 1:
             return None
-        summary = class_summary(self.context, cls)
-        return self.context.model.module_output(summary, dotted[len("self."):]) if summary is not None else None
+        key = (id(cls), dotted)
+        if key not in self._outputs:
+            summary = class_summary(self.context, cls)
+            self._outputs[key] = self.context.model.module_output(summary, dotted[len("self."):]) if summary is not None else None
+        return self._outputs[key]
 
     def is_module_name(self, name: str) -> bool:
         """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
@@ -575,7 +583,7 @@ class _Walker:
         if self._backward_in(node):
             # backward() has consumed what was saved so far.
             for binding in self.state.values():
-                binding.saved = None
+                binding.saved = binding.output_of = None
         if not unit.quiet:
             self._record_saves(node)
             for call in self.a.calls(node):
@@ -780,12 +788,12 @@ class _Walker:
             return "leaf", "it is a leaf tensor that requires grad", None
         # A fresh tensor (``torch.zeros``) autograd saved for another operand's gradient
         # (``b * w``) is checked by backward whether or not it requires grad itself.
-        if binding.saved and (binding.grad or binding.kind == "fresh") and self._backward_follows(index):
+        if self._saved(binding) and (binding.grad or binding.kind == "fresh") and self._backward_follows(index):
             return "saved", f"autograd saved it as {binding.saved} for backward", None
         if binding.view_of is not None:
             base = self._base(binding)
             if base is not None and (base.ident, False) not in self.reported:
-                if base.saved and base.grad and self._backward_follows(index):
+                if self._saved(base) and base.grad and self._backward_follows(index):
                     return "view", f"it is a view of `{binding.via}`, which autograd saved as {base.saved}", base
                 if base.kind == "leaf":
                     return "view", f"it is a view of the leaf tensor `{binding.via}`", base
@@ -943,6 +951,13 @@ class _Walker:
         if left_grad or (divide and right_grad):
             self._save(right, what)
 
+    def _saved(self, binding: _Binding) -> Optional[str]:
+        """What autograd saved the value as, asking the model about a module's output on first need."""
+        if binding.saved is None and binding.output_of is not None:
+            binding.saved = self.a.module_output(self.scope.cls, binding.output_of)
+            binding.output_of = None
+        return binding.saved
+
     def _save_if_grad(self, expr, what: str) -> None:
         if self._grad(expr):
             self._save(expr, what)
@@ -950,11 +965,11 @@ class _Walker:
     def _save(self, expr, what: str) -> None:
         if isinstance(expr, cst.Name):
             binding = self.state.get(expr.value)
-            if binding is not None and binding.tensor and binding.saved is None and binding.kind != "attr":
+            if binding is not None and binding.tensor and self._saved(binding) is None and binding.kind != "attr":
                 binding.saved = what
                 if binding.view_of is not None:
                     base = self._base(binding)
-                    if base is not None and base.saved is None:
+                    if base is not None and self._saved(base) is None:
                         base.saved = what + f" (through the view `{expr.value}`)"
 
     def _grad(self, expr: cst.BaseExpression) -> bool:
@@ -1084,17 +1099,16 @@ class _Walker:
             name = func.attr.value
             dotted = dotted_name(func)
             ctor = self.a.module_ctor.get(self._key(dotted) or "") if dotted is not None else None
-            saved = self.a.module_output(self.scope.cls, dotted) if dotted is not None else None
             if dotted is not None and ctor is not None:
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
-                return _Binding("value", True, grad, fresh_id, saved=saved if grad else None)
-            if saved is not None:
-                return _Binding("value", True, arg_grad, fresh_id, saved=saved if arg_grad else None)
+                return _Binding("value", True, grad, fresh_id, output_of=dotted if grad else None)
             if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:
                 method = (self.scope.cls, name) if self.scope.cls is not None else None
                 if method in self.a.methods:
                     return _Binding("value", False, arg_grad, fresh_id)
-                return _Binding("value", True, True, fresh_id)  # a submodule: its output requires grad
+                # A submodule (its output requires grad) or a configurable op, perhaps set by a base
+                # class in another file: the model says whether either saves its output.
+                return _Binding("value", True, True, fresh_id, output_of=dotted if arg_grad else None)
             receiver = self._value(func.value) if not isinstance(func.value, cst.Name) else self.state.get(func.value.value)
             if receiver is None or not (receiver.tensor or receiver.grad):
                 return _Binding("value", False, False, fresh_id)  # requiring grad implies a tensor
