@@ -548,3 +548,39 @@ def test_helper_of_another_module_writing_a_softmax_output_is_reported_at_the_ca
 def test_helper_of_another_module_returning_a_new_tensor_is_silent(tmp_path):
     result = _project(tmp_path, "drop_padding", "weights = drop_padding(weights, pad_mask)")
     assert result.findings == ()
+
+
+def test_a_block_writing_its_argument_through_an_alias_is_followed_without_crashing():
+    # The block's forward writes ``inputs`` through the alias ``h`` (``h = inputs; h += …``): the call
+    # writes the caller's softmax output (transformers' git/edgetam once made the analysis raise here).
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Shift(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bias = nn.Parameter(torch.zeros(4))
+
+            def forward(self, inputs, extra=None):
+                h = inputs
+                h += self.bias
+                return h
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.shift = Shift()
+
+            def forward(self, x):
+                p = torch.softmax(self.fc(x), dim=-1)
+                return self.shift(p)
+        """
+    )
+    result = _run(src)
+    assert result.error is None
+    assert [(f.code, f.line) for f in result.findings] == [("AF103", 24)]

@@ -394,7 +394,7 @@ class _Analysis:
         walker = _Walker(self, scope)
         walker.walk()
         positions = {name: i for i, name in enumerate(scope.params)}
-        self.mutating[func] = {n: positions[n] for n in walker.param_writes}
+        self.mutating[func] = {n: positions[n] for n in walker.param_writes if n in positions}
         return self.mutating[func]
 
     def _scope(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef], caller_visible: bool, grad: bool) -> _Scope:
@@ -456,7 +456,10 @@ class _Walker:
         self.reported: Set[Tuple[int, bool]] = set()
         self.is_module = isinstance(scope.node, cst.Module)
         self.skip_names: Set[str] = set()
+        #: the parameters written in place, directly or through an alias (``y = x; y.add_(1)``)
         self.param_writes: Set[str] = set()
+        #: a parameter's binding ident -> its name (an alias keeps the ident)
+        self.param_idents: Dict[int, str] = {}
         self.grad_callees: Set[cst.FunctionDef] = set()
         self.backward_units: List[int] = []
         #: index of a loop's header unit -> the end (exclusive) of its body's units
@@ -477,6 +480,7 @@ class _Walker:
             visible = self.scope.caller_visible and tensor is not False
             grad = self.scope.grad and tensor is not False
             self.state[name] = _Binding("param" if visible else "value", bool(tensor), grad, self.new_id())
+            self.param_idents[self.state[name].ident] = name
         node = self.scope.node
         if isinstance(node, cst.Module):
             body: List[cst.CSTNode] = [s for s in node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
@@ -750,7 +754,7 @@ class _Walker:
         if binding.kind == "attr":
             return
         if binding.kind == "param":
-            self.param_writes.add(target)
+            self.param_writes.add(self.param_idents.get(binding.ident, target))
         # What autograd rejects or a later backward reads wrongly comes first; a
         # write only the caller observes is a finding of its own kind.
         judged = self._autograd_reason(index, op, target, binding)
