@@ -117,6 +117,13 @@ class Val:
     def is_tensor(self) -> bool:
         return self.kinds == {TENSOR}
 
+    @property
+    def graph_is_assumed(self) -> bool:
+        """Neither a tensor nor a graph is proven: the value came from a module's method other
+        than ``forward`` that the model cannot summarise (``model.estimate_mfu(...)``,
+        ``self.extend_pe(x, self.pe)``), which may well return a number or a constant table."""
+        return not self.kinds and ("assumed",) in self.labels
+
 
 CLEAN = Val()
 _TENSOR_KIND: Kinds = frozenset({TENSOR})
@@ -1146,8 +1153,11 @@ class GraphFlow:
                 if summarised is not None and summarised.level == GRAPH:
                     return summarised
                 # A method other than forward (``model.estimate_mfu(...)``) whose summary shows
-                # no forward pass, or that the project does not define: a graph is assumed.
-                return self._module_call(call, joined, None).with_labels([("assumed",)])
+                # no forward pass, or that the project does not define: a graph is assumed. Only
+                # the first is marked as assumed: what the project does not define may be a module
+                # the object holds (``self.cell(x, h)``), whose forward does run.
+                assumed = self._module_call(call, joined, None)
+                return assumed.with_labels([("assumed",)]) if summarised is not None else assumed
             if self._is_module(func_name):
                 return self._module_call(call, joined, func_name)
             summarised = self._summarised_call(call, joined, state)

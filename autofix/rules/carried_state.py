@@ -238,7 +238,7 @@ class CarriedState(Rule):
         body = loops.block_statements(forward.body)
         for name in sorted(n for n in carried.names if n.startswith("self.") and n.count(".") == 1):
             kept = end.get(name)
-            if kept is None or kept.level < GRAPH or ("carry", forward, name) not in returned:
+            if kept is None or kept.level < GRAPH or kept.graph_is_assumed or ("carry", forward, name) not in returned:
                 continue
             if self._state_is_reset(flows, facts, flow.class_name, name[len("self."):]):
                 continue

@@ -158,9 +158,7 @@ class GraphAccumulation(Rule):
         # Only values that carry a graph, and not totals of totals (the root is reported).
         if acc.value.level < GRAPH or any(label[0] in ("acc", "unproven") for label in acc.value.labels):
             return False
-        if not acc.value.kinds and ("assumed",) in acc.value.labels:
-            # Neither a tensor nor a graph is proven: what a module's method other than forward
-            # returns (``mfu = model.estimate_mfu(...)``) may well be a Python number.
+        if acc.value.graph_is_assumed:
             return False
         label = ("acc", acc.target)
         # Summing losses for one backward (or autograd.grad) is the point of the total ...
