@@ -436,3 +436,83 @@ def test_lightning_training_step_is_a_loop_body_only_in_a_lightning_module():
     # A plain class' training_step may be called from anywhere: no loop is known.
     _, result = run(lightning.format(base="object"))
     assert not result.findings
+
+
+# ------------------------------------------------------------------- the step and its loop in two files
+
+_MIXIN = """\
+import torch
+
+
+class StepMixin:
+    def update(self, loss):
+        loss.backward()
+        self.opt.step()
+"""
+
+_LOOPING = """\
+import torch
+from mixin import StepMixin
+
+
+class Runner(StepMixin):
+    def __init__(self, net):
+        self.net = net
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+{extra}
+    def run(self, batches):
+        for x in batches:
+{body}            self.update(self.net(x).sum())
+"""
+
+
+def _project(tmp_path, body: str = "", extra: str = "", loop_file: str = "runner.py"):
+    from autofix.model import clear_cache
+    from autofix.model.callers import clear_index
+
+    clear_cache()
+    clear_index()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "mixin.py").write_text(_MIXIN)
+    (tmp_path / loop_file).write_text(_LOOPING.format(body=body, extra=extra))
+    path = tmp_path / "mixin.py"
+    return fix_source(path.read_bytes(), str(path), Options(select=("AF104",), unsafe_fixes=True))
+
+
+def test_mixin_step_looped_by_a_subclass_in_another_file(tmp_path):
+    # The looping file mentions zero_grad only in a comment: nothing zeroes.
+    result = _project(tmp_path, body="            # no zero_grad() here\n")
+    assert [d.code for d in result.findings] == ["AF104"]
+    assert "`Runner.run` (runner.py:10)" in result.findings[0].message
+    assert "        self.opt.zero_grad()\n        loss.backward()\n" in result.fixed.decode()
+
+
+@pytest.mark.parametrize(
+    "body, extra",
+    [
+        pytest.param("            self.opt.zero_grad()\n", "", id="loop-zeroes"),
+        pytest.param("            for p in self.net.parameters():\n                p.grad = None\n", "", id="loop-clears-grad"),
+        pytest.param("", "    def update(self, loss):\n        loss.backward()\n", id="subclass-overrides-update"),
+    ],
+)
+def test_mixin_step_silent_when_the_loop_file_accounts_for_it(tmp_path, body, extra):
+    result = _project(tmp_path, body=body, extra=extra)
+    assert not result.findings
+
+
+def test_mixin_step_not_in_a_loop_is_silent(tmp_path):
+    from autofix.model import clear_cache
+    from autofix.model.callers import clear_index
+
+    clear_cache()
+    clear_index()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "mixin.py").write_text(_MIXIN)
+    (tmp_path / "once.py").write_text(
+        "import torch\nfrom mixin import StepMixin\n\n\nclass Once(StepMixin):\n"
+        "    def __init__(self, net):\n        self.net = net\n        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)\n\n"
+        "    def go(self, x):\n        self.update(self.net(x).sum())\n"
+    )
+    path = tmp_path / "mixin.py"
+    result = fix_source(path.read_bytes(), str(path), Options(select=("AF104",), unsafe_fixes=True))
+    assert not result.findings

@@ -377,6 +377,10 @@ class ModuleModel:
         found = self.resolve(dotted)
         return found if isinstance(found, FunctionSummary) else None
 
+    def class_model(self, cls: ClassSummary) -> "ModuleModel":
+        """The model of the module ``cls`` is defined in (its names resolve from there)."""
+        return self._class_model(cls)
+
     def _class_model(self, cls: ClassSummary) -> "ModuleModel":
         """The model of the module ``cls`` is defined in (to resolve its bases' names)."""
         module_name = cls_module(cls)

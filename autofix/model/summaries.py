@@ -224,6 +224,9 @@ class FunctionSummary:
     calls: List[str] = field(default_factory=list)
     #: the function holds a ``for`` or ``while`` loop in its own body
     has_loop: bool = False
+    #: callees called inside a loop body of this function, spelled as in :attr:`calls`
+    #: (``self.train_step`` of ``for batch in loader: self.train_step(batch)``)
+    looped_calls: Set[str] = field(default_factory=set)
     #: local name → the qualified callee whose result it was last assigned (``meter = AverageMeter()``)
     local_constructors: Dict[str, str] = field(default_factory=dict)
     #: local name → the qualified constructor of its elements (``meters = {k: AverageMeter() for k in …}``,
@@ -659,6 +662,19 @@ class _FunctionReader:
         #: local name → its shape, where binding told more than a kind (tuple unpacking)
         self.shapes: Dict[str, Shape] = {}
 
+    def _note_looped_calls(self, loop: Union[ast.For, ast.AsyncFor, ast.While]) -> None:
+        stack: List[ast.AST] = [*loop.body, *loop.orelse]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _SCOPES):
+                continue
+            if isinstance(node, ast.Call):
+                spelled = dotted(node.func)
+                if spelled is not None:
+                    head = spelled.split(".", 1)[0]
+                    self.summary.looped_calls.add(spelled if head == self.self_name or head not in self.module.imports else self.module.qualify(spelled))
+            stack.extend(_children(node))
+
     def _is_static(self) -> bool:
         return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in self.node.decorator_list)
 
@@ -669,6 +685,7 @@ class _FunctionReader:
         for node in _own_nodes(self.node):
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 self.summary.has_loop = True
+                self._note_looped_calls(node)
                 if isinstance(node, (ast.For, ast.AsyncFor)):
                     self._bind(node.target, self._taint_of(node.iter), Kind.UNKNOWN)
             elif isinstance(node, (ast.With, ast.AsyncWith)):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -18,6 +20,7 @@ from autofix.analysis.steps import (
     calls_eventful_method,
     expr_call,
     framework_step_functions,
+    function_summary,
     linear_block,
     method_owner,
     scopes,
@@ -29,6 +32,8 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
+from autofix.model import AttrKind, ModuleModel
+from autofix.model.callers import LoopedCaller, looped_callers
 from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Rule
 from autofix.types import Applicability, Expectation
 
@@ -175,6 +180,8 @@ class ZeroGradPlacement(Rule):
                     self._check_accumulation(owner, lines, parents.get(owner, []))
                     self._check_gated_zero_grad(lines)
                     self._check_missing(lines)
+                elif owner is scope and isinstance(scope, cst.FunctionDef) and owner_class is not None and scope in holders:
+                    self._check_missing_looped_elsewhere(scope, lines)
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, **options: Any) -> None:
         # A method inlined into its caller's loop is also checked on its own:
@@ -369,6 +376,38 @@ class ZeroGradPlacement(Rule):
                 fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
             )
 
+    def _check_missing_looped_elsewhere(self, scope: cst.FunctionDef, lines: List[Line]) -> None:
+        """A method that back-propagates and steps ``self.<optimizer>``, run once per iteration by a
+        loop in another file (a subclass's ``train_epoch`` calling a mixin's ``apply_grads``, a base
+        class's ``fit`` calling this subclass's ``train_step``), with no zeroing anywhere around."""
+        backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
+        if not backward_at:
+            return
+        steps = [s for s in self._steps(lines) if lines.index(s.line) > backward_at[0] and _self_attribute(s.optimizer)]
+        if not steps or self._module_zeroes():
+            return
+        summary = function_summary(self.context, scope)
+        if summary is None:
+            return
+        # A loop in this file runs the method inlined (checked above): only loops of other files.
+        callers = [c for c in looped_callers(self.context.model, summary) if c.caller.module != summary.module]
+        if not callers or any(_zeroes_around(c) for c in callers):
+            return
+        step = steps[0]
+        attribute = step.optimizer.split(".", 1)[1]
+        if not all(_is_optimizer_attribute(c, attribute) for c in callers):
+            return
+        caller = callers[0]
+        where = _relative(caller.path, self.context.model)
+        first = lines[backward_at[0]]
+        new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
+        self.report(
+            step.call,
+            f"`{self._text(step.line)}` runs once per iteration of the loop in `{caller.caller.qualname}` "
+            f"({where}:{caller.caller.line}) but nothing zeroes its gradients: each step applies the sum of all gradients so far",
+            fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
+        )
+
     def _module_zeroes(self) -> Set[str]:
         if self._zeroes is None:
             self._zeroes = self._all_zero_grad_targets(self.context.module)
@@ -391,6 +430,44 @@ class ZeroGradPlacement(Rule):
     def _text(self, line: Line) -> str:
         text = self.context.code_for(line.node).strip().splitlines()[0]
         return text.rstrip(":")
+
+
+#: gradients cleared by hand: ``p.grad = None``, ``p.grad.zero_()``, ``p.grad.data.zero_()``
+_CLEARS_GRAD_TEXT = re.compile(rb"\.grad\s*=[^=]|\.grad(\.data)?\.zero_\(")
+
+
+def _self_attribute(name: str) -> bool:
+    """``self.opt``: an optimizer held by the object, the same one in every method and file."""
+    return name.startswith("self.") and name.count(".") == 1
+
+
+def _zeroes_around(caller: LoopedCaller) -> bool:
+    """The looping file, or a file of a class the looping object inherits from, zeroes gradients
+    somewhere (or touches ``.grad`` by hand): the zeroing may well happen there."""
+    model = caller.model
+    modules = {id(s): s for s in [model.summary, *(model.class_model(c).summary for c in model.mro(caller.cls))]}
+    for summary in modules.values():
+        if any(f.zero_grads for f in summary.functions.values()):
+            return True
+        data = model.project.bytes_of(summary.path) if model.project is not None and summary.path else None
+        if data is None or _CLEARS_GRAD_TEXT.search(data):
+            return True
+    return False
+
+
+def _is_optimizer_attribute(caller: LoopedCaller, name: str) -> bool:
+    """Every assignment of ``self.<name>`` the class makes builds an optimizer (or sets ``None`` first)."""
+    attribute = caller.model.attribute(caller.cls, name)
+    return attribute is not None and AttrKind.OPTIMIZER in attribute.kinds and attribute.kinds <= {AttrKind.OPTIMIZER, AttrKind.NONE}
+
+
+def _relative(other: str, here: ModuleModel) -> str:
+    path = Path(other)
+    root = here.project.root if here.project is not None else None
+    try:
+        return str(path.relative_to(root)) if root is not None else path.name
+    except ValueError:
+        return path.name
 
 
 def _is_loop_body(loop: cst.CSTNode, body: list) -> bool:

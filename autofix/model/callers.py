@@ -1,0 +1,153 @@
+"""Who runs a method once per iteration of a loop, across the files of the project.
+
+Real trainers put the step (``backward``, ``step``, ``zero_grad``) in a mixin
+or base class of one file, and the loop that calls it in a subclass in another
+file, which may mention neither ``backward`` nor ``zero_grad``. A finding
+about the step belongs in the file that holds it, so the question runs
+backwards: which classes of the project inherit the method, and which of their
+methods (or their bases' methods) call it inside a loop?
+
+Subclasses are found through an index of ``class Name(Base, ...)`` headers of
+every Python file under the project root, built once per project and process
+(the files are only scanned with a regular expression; a file is summarised
+only when one of its classes names the base). Nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Set, Tuple
+
+from autofix.model.project import ModuleModel, Project
+from autofix.model.summaries import ClassSummary, FunctionSummary
+
+#: folders never read as part of the project
+_SKIP_DIRS = frozenset({"site-packages", "node_modules", "__pycache__", "build", "dist", "venv", "env"})
+#: a project larger than this is not indexed: the answer would cost a scan of a whole monorepo
+_MAX_FILES = 4000
+#: how many levels of subclasses are followed
+_MAX_DEPTH = 4
+_CLASS_HEADER = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.MULTILINE)
+_NAME = re.compile(rb"[A-Za-z_][\w.]*")
+
+_lock = threading.Lock()
+#: project root → (simple base name → files whose class headers name it); None: too large
+_INDEXES: Dict[str, Optional[Dict[str, Set[Path]]]] = {}
+
+
+@dataclass(frozen=True)
+class LoopedCaller:
+    """A method that calls ``self.<method>(...)`` inside a loop, on an object of ``cls``."""
+
+    caller: FunctionSummary
+    #: the class whose instance runs the loop (the subclass that inherits the method)
+    cls: ClassSummary
+    #: the model of the module that defines ``cls``
+    model: ModuleModel
+    #: the file that holds the looping method
+    path: str
+
+
+def _index(project: Project) -> Optional[Dict[str, Set[Path]]]:
+    key = str(project.root)
+    with _lock:
+        if key in _INDEXES:
+            return _INDEXES[key]
+    found: Dict[str, Set[Path]] = {}
+    count = 0
+    answer: Optional[Dict[str, Set[Path]]] = found
+    for folder, dirs, files in os.walk(project.root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            count += 1
+            if count > _MAX_FILES:
+                answer = None
+                break
+            path = Path(folder, name)
+            data = project.bytes_of(path)
+            if data is None or b"class" not in data:
+                continue
+            for header in _CLASS_HEADER.finditer(data):
+                for base in _NAME.findall(header.group(1)):
+                    simple = base.rsplit(b".", 1)[-1].decode("ascii", "replace")
+                    found.setdefault(simple, set()).add(path.resolve())
+        if answer is None:
+            break
+    with _lock:
+        _INDEXES[key] = answer
+    return answer
+
+
+def clear_index() -> None:
+    """Forget the class-header indexes (tests; a language server after files were added)."""
+    with _lock:
+        _INDEXES.clear()
+
+
+def _same(a: ClassSummary, b: ClassSummary) -> bool:
+    return a.module == b.module and a.qualname == b.qualname
+
+
+def _subclasses(model: ModuleModel, cls: ClassSummary) -> List[Tuple[ClassSummary, ModuleModel]]:
+    """``cls`` and every project class that has it among its bases, with the model of each one's module."""
+    project = model.project
+    home = model.class_model(cls)
+    found: List[Tuple[ClassSummary, ModuleModel]] = [(cls, home)]
+    if project is None:
+        return found
+    index = _index(project)
+    if index is None:
+        return found
+    seen = {(cls.module, cls.qualname)}
+    frontier = [cls]
+    for _ in range(_MAX_DEPTH):
+        following: List[ClassSummary] = []
+        for parent in frontier:
+            for path in sorted(index.get(parent.name, ())):
+                summary = project.summary_of_file(path)
+                if summary is None:
+                    continue
+                other = home if summary.name == home.summary.name else ModuleModel(summary, project, path)
+                for candidate in summary.classes.values():
+                    if (candidate.module, candidate.qualname) in seen:
+                        continue
+                    if any(_same(base, parent) for base in other.mro(candidate)[1:]):
+                        seen.add((candidate.module, candidate.qualname))
+                        found.append((candidate, other))
+                        following.append(candidate)
+        frontier = following
+        if not frontier:
+            break
+    return found
+
+
+def looped_callers(model: ModuleModel, method: FunctionSummary) -> List[LoopedCaller]:
+    """Methods of the project that call ``method`` on ``self`` inside a loop body.
+
+    The loop may sit in the method's own class, in a base class, or in a
+    subclass in another file (a mixin's ``apply_grads`` called by the subclass's
+    ``train_epoch``); the call must run this very method (a subclass that
+    overrides it runs its own).
+    """
+    cls = model.class_of(method)
+    if cls is None:
+        return []
+    found: List[LoopedCaller] = []
+    for owner, owner_model in _subclasses(model, cls):
+        runs = owner_model.method(owner, method.name)
+        if runs is None or runs.module != method.module or runs.qualname != method.qualname:
+            continue
+        for current in owner_model.mro(owner):
+            path = owner_model.class_model(current).summary.path
+            for caller in current.methods.values():
+                if caller is method or not caller.params or owner_model.method(owner, caller.name) is not caller:
+                    continue
+                if f"{caller.params[0]}.{method.name}" in caller.looped_calls:
+                    found.append(LoopedCaller(caller, owner, owner_model, path))
+    return found
