@@ -45,6 +45,7 @@ from autofix.analysis.steps import (
     PASS_METHODS,
     backward_tensor,
     graph_flow,
+    graph_free_parameters,
     has_keyword_true,
     scope_uses_create_graph,
     scopes,
@@ -198,8 +199,12 @@ class _Analysis:
         component = body.component(tensor)
         if component is None or body.escapes(component):
             return verdict
-        if not isinstance(scope, cst.Module) and any(not _DATA_PARAM.match(p) for p in body.params & component.names):
-            return verdict
+        if not isinstance(scope, cst.Module):
+            suspects = {p for p in body.params & component.names if not _DATA_PARAM.match(p)}
+            # Parameters are data when every call of the method here passes data (`self._critic_step(s, a, y)`
+            # inside a loop over a replay buffer), whatever their names.
+            if suspects and suspects - graph_free_parameters(self.context, scope):
+                return verdict
         loops = body.loops_around(call)
         carried = self._carried(call)
         if carried is not None:

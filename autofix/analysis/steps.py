@@ -524,6 +524,8 @@ class StepTrace:
     sites: Dict[int, OriginSite]
     #: the functions walked (the entry and every inlined method)
     functions: Tuple[cst.CSTNode, ...]
+    #: each inlined ``self.<m>(...)`` call: the method, the call, and the values its parameters got
+    bindings: Tuple[Tuple[cst.FunctionDef, cst.Call, Dict[str, "_Value"]], ...] = ()
 
     def backward_events(self) -> List[TraceEvent]:
         return [e for e in self.events if e.kind == "backward"]
@@ -571,13 +573,14 @@ class _TraceWalker(_GraphWalker):
         self._terminal: List[Tuple[int, int]] = []
         self._functions: List[cst.CSTNode] = [entry]
         self._owner = method_owner(context, entry)
+        self._bindings: List[Tuple[cst.FunctionDef, cst.Call, Dict[str, _Value]]] = []
 
     def trace(self) -> StepTrace:
         self._holders = set()  # nested defs are traces of their own
         self._scope = self.entry
         body = self.entry.body if isinstance(self.entry, cst.Module) else _block_body(self.entry.body) if isinstance(self.entry, cst.FunctionDef) else ()
         self._walk_body(body, _Env(), False)
-        return StepTrace(self.entry, self.events, self.sites, tuple(self._functions))
+        return StepTrace(self.entry, self.events, self.sites, tuple(self._functions), tuple(self._bindings))
 
     def _walk_stmt(self, stmt: cst.CSTNode, env: "_Env", disabled: bool) -> None:
         # `with pytest.raises(...)`: a test expecting the failure, not a training step.
@@ -661,7 +664,9 @@ class _TraceWalker(_GraphWalker):
     def _inline(self, method: cst.FunctionDef, call: cst.Call, env: "_Env", disabled: bool) -> _Value:
         # The callee sees `self.` state and its own parameters bound to our arguments.
         inner = _Env((key, env[key]) for key in env.extensions("self"))
-        for name, value in _bind_arguments(method, call, lambda e: self._value(e, env, disabled)).items():
+        bound = _bind_arguments(method, call, lambda e: self._value(e, env, disabled))
+        self._bindings.append((method, call, bound))
+        for name, value in bound.items():
             inner[name] = value
         self._inlining.append(method)
         self._returns.append([])
@@ -679,6 +684,39 @@ class _TraceWalker(_GraphWalker):
         if not returned:
             return _Value()
         return _Value(_union(v.origins for v in returned), any(v.shared_elements for v in returned), all(v.tensor for v in returned))
+
+
+def graph_free_parameters(context: RuleContext, method: cst.FunctionDef) -> Set[str]:
+    """Parameters of ``method`` that no call of it in this module hands a graph.
+
+    Only for a method called as ``self.<name>(...)`` from the methods of its
+    class in this module, each call walked in place by a step trace (where the
+    argument's value is known); a reference to ``.<name>`` the traces did not
+    walk (another receiver, a bound method passed on) leaves nothing known.
+    """
+    name = method.name.value
+    walked = [
+        bound
+        for trace in step_traces(context)
+        for inlined, call, bound in trace.bindings
+        if inlined is method
+    ]
+    calls = {
+        id(call.func)
+        for trace in step_traces(context)
+        for inlined, call, _ in trace.bindings
+        if inlined is method
+    }
+    if not walked:
+        return set()
+    stack: List[cst.CSTNode] = [context.module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and node.attr.value == name and id(node) not in calls:
+            return set()
+        stack.extend(_children(node))
+    params = {p.name.value for p in (*method.params.posonly_params, *method.params.params)}
+    return {p for p in params if all(p in bound and not bound[p].origins for bound in walked)}
 
 
 def _bind_arguments(method: cst.FunctionDef, call: cst.Call, value_of) -> Dict[str, "_Value"]:
