@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -153,7 +153,26 @@ def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
         receiver = dotted_name(mc[0])
         if receiver:
             facts.methods.setdefault(receiver, set()).add(mc[1])
+    _expand_parameter_names(index, facts)
     return facts
+
+
+def _expand_parameter_names(index, facts: OptimizerFacts) -> None:
+    """``params = chain(G.parameters(), E.parameters()); opt = Adam(params)``: the optimizer updates
+    ``G`` and ``E`` too. A name bound once in the module adds the models its value takes parameters of."""
+    named = {name for sources in facts.param_sources.values() for name in sources if "." not in name}
+    if not named:
+        return
+    values: Dict[str, List[cst.BaseExpression]] = {}
+    for node, _ in index.assigns:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value in named:
+                values.setdefault(target.target.value, []).append(node.value)
+    for sources in facts.param_sources.values():
+        for name in list(sources):
+            bound = values.get(name, [])
+            if len(bound) == 1:
+                sources.update(_sources_in([bound[0]], parameters_only=True))
 
 
 def _built_from_parameters(call: cst.Call, facts: OptimizerFacts) -> bool:
@@ -171,8 +190,14 @@ def _built_from_parameters(call: cst.Call, facts: OptimizerFacts) -> bool:
 def _param_sources(call: cst.Call) -> Set[str]:
     """Models or parameter lists an optimizer constructor call was given."""
     args = [a for a in call.args if a.keyword is None or a.keyword.value == "params"][:1]
+    return _sources_in([a.value for a in args])
+
+
+def _sources_in(expressions: List[cst.BaseExpression], parameters_only: bool = False) -> Set[str]:
+    """The models whose ``.parameters()`` the expressions take, and (unless ``parameters_only``)
+    the names they spell."""
     found: Set[str] = set()
-    stack: list = [a.value for a in args]
+    stack: list = list(expressions)
     while stack:
         node = stack.pop()
         mc = method_call(node)
@@ -183,7 +208,8 @@ def _param_sources(call: cst.Call) -> Set[str]:
             continue
         name = dotted_name(node)
         if name is not None:
-            found.add(name)
+            if not parameters_only:
+                found.add(name)
             continue
         stack.extend(c for c in _children(node) if isinstance(c, cst.BaseExpression) or isinstance(c, (cst.Element, cst.DictElement, cst.Arg, cst.CompFor)))
     return found
