@@ -516,3 +516,41 @@ def test_mixin_step_not_in_a_loop_is_silent(tmp_path):
     path = tmp_path / "mixin.py"
     result = fix_source(path.read_bytes(), str(path), Options(select=("AF104",), unsafe_fixes=True))
     assert not result.findings
+
+
+_UPDATE = """\
+def update(optimizer, loss):
+    loss.backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "script, fires",
+    [
+        pytest.param("opt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x in data:\n    update(opt, net(x).sum())\n", True, id="looped"),
+        pytest.param("opt = torch.optim.SGD(net.parameters(), lr=0.1)\nupdate(opt, net(data[0]).sum())\n", False, id="called-once"),
+        pytest.param("opt = make_optimizer(net)\nfor x in data:\n    update(opt, net(x).sum())\n", False, id="optimizer-from-a-library"),
+        pytest.param(
+            "opt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x in data:\n    opt.zero_grad()\n    update(opt, net(x).sum())\n",
+            False,
+            id="loop-zeroes",
+        ),
+    ],
+)
+def test_update_function_looped_in_another_file(tmp_path, script, fires):
+    from autofix.model import clear_cache
+    from autofix.model.callers import clear_index
+
+    clear_cache()
+    clear_index()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "algo.py").write_text(_UPDATE)
+    prelude = "import torch\nfrom algo import update\nfrom lib import make_optimizer\nnet = torch.nn.Linear(2, 1)\ndata = [torch.randn(3, 2)] * 2\n"
+    (tmp_path / "main.py").write_text(prelude + script)
+    path = tmp_path / "algo.py"
+    result = fix_source(path.read_bytes(), str(path), Options(select=("AF104",), unsafe_fixes=True))
+    assert [f.code for f in result.findings] == (["AF104"] if fires else [])
+    if fires:
+        assert "a loop at the top level of `main.py`" in result.findings[0].message
+        assert result.fixed.decode().startswith("def update(optimizer, loss):\n    optimizer.zero_grad()\n    loss.backward()\n")

@@ -32,20 +32,23 @@ _MAX_FILES = 4000
 #: how many levels of subclasses are followed
 _MAX_DEPTH = 4
 _CLASS_HEADER = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.MULTILINE)
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([^)\n]*)", re.MULTILINE)
 _NAME = re.compile(rb"[A-Za-z_][\w.]*")
 
 _lock = threading.Lock()
-#: project root → (simple base name → files whose class headers name it); None: too large
+#: project root → (simple name → files whose class headers or ``from … import`` lines name it);
+#: None: too large. Base names are keyed as they are, imported names with a ``from:`` prefix.
 _INDEXES: Dict[str, Optional[Dict[str, Set[Path]]]] = {}
 
 
 @dataclass(frozen=True)
 class LoopedCaller:
-    """A method that calls ``self.<method>(...)`` inside a loop, on an object of ``cls``."""
+    """A function that calls the method (``self.<method>(...)``, on an object of ``cls``) or the
+    function (imported by name) inside a loop."""
 
     caller: FunctionSummary
-    #: the class whose instance runs the loop (the subclass that inherits the method)
-    cls: ClassSummary
+    #: the class whose instance runs the loop (the subclass that inherits the method); None for a function
+    cls: Optional[ClassSummary]
     #: the model of the module that defines ``cls``
     model: ModuleModel
     #: the file that holds the looping method
@@ -71,12 +74,17 @@ def _index(project: Project) -> Optional[Dict[str, Set[Path]]]:
                 break
             path = Path(folder, name)
             data = project.bytes_of(path)
-            if data is None or b"class" not in data:
+            if data is None:
                 continue
             for header in _CLASS_HEADER.finditer(data):
                 for base in _NAME.findall(header.group(1)):
                     simple = base.rsplit(b".", 1)[-1].decode("ascii", "replace")
                     found.setdefault(simple, set()).add(path.resolve())
+            for line in _FROM_IMPORT.finditer(data):
+                for part in line.group(1).split(b","):
+                    words = part.split()
+                    if words:
+                        found.setdefault("from:" + words[0].decode("ascii", "replace"), set()).add(path.resolve())
         if answer is None:
             break
     with _lock:
@@ -150,4 +158,26 @@ def looped_callers(model: ModuleModel, method: FunctionSummary) -> List[LoopedCa
                     continue
                 if f"{caller.params[0]}.{method.name}" in caller.looped_calls:
                     found.append(LoopedCaller(caller, owner, owner_model, path))
+    return found
+
+
+def looped_function_callers(model: ModuleModel, function: FunctionSummary) -> List[LoopedCaller]:
+    """Functions of other project files that import ``function`` by name and call it inside a loop
+    (``for batch in loader: update(model, optimizer, batch)`` in the script, ``update`` in ``algo.py``)."""
+    project = model.project
+    if project is None or function.class_name is not None or "." in function.qualname or not function.module:
+        return []
+    index = _index(project)
+    if index is None:
+        return []
+    qualified = f"{function.module}.{function.name}"
+    found: List[LoopedCaller] = []
+    for path in sorted(index.get("from:" + function.name, ())):
+        summary = project.summary_of_file(path)
+        if summary is None or summary.name == function.module:
+            continue
+        other = ModuleModel(summary, project, path)
+        for caller in summary.functions.values():
+            if any(other.qualify(spelled) == qualified for spelled in caller.looped_calls):
+                found.append(LoopedCaller(caller, None, other, str(path)))
     return found

@@ -33,7 +33,8 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.model import AttrKind, ModuleModel
-from autofix.model.callers import LoopedCaller, looped_callers
+from autofix.model.summaries import MODULE_BODY
+from autofix.model.callers import LoopedCaller, looped_callers, looped_function_callers
 from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Rule
 from autofix.types import Applicability, Expectation
 
@@ -180,7 +181,7 @@ class ZeroGradPlacement(Rule):
                     self._check_accumulation(owner, lines, parents.get(owner, []))
                     self._check_gated_zero_grad(lines)
                     self._check_missing(lines)
-                elif owner is scope and isinstance(scope, cst.FunctionDef) and owner_class is not None and scope in holders:
+                elif owner is scope and isinstance(scope, cst.FunctionDef) and scope in holders:
                     self._check_missing_looped_elsewhere(scope, lines)
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, **options: Any) -> None:
@@ -377,34 +378,48 @@ class ZeroGradPlacement(Rule):
             )
 
     def _check_missing_looped_elsewhere(self, scope: cst.FunctionDef, lines: List[Line]) -> None:
-        """A method that back-propagates and steps ``self.<optimizer>``, run once per iteration by a
-        loop in another file (a subclass's ``train_epoch`` calling a mixin's ``apply_grads``, a base
-        class's ``fit`` calling this subclass's ``train_step``), with no zeroing anywhere around."""
+        """A step (backward, then ``step()``, no zeroing) run once per iteration by a loop in another
+        file: a method stepping ``self.<optimizer>`` (a subclass's ``train_epoch`` calling a mixin's
+        ``apply_grads``, a base class's ``fit`` calling this subclass's ``train_step``), or a function
+        stepping the optimizer it is given (a script's loop calling ``update(model, optimizer, batch)``
+        imported from here), with no zeroing anywhere around."""
         backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
         if not backward_at:
-            return
-        steps = [s for s in self._steps(lines) if lines.index(s.line) > backward_at[0] and _self_attribute(s.optimizer)]
-        if not steps or self._module_zeroes():
             return
         summary = function_summary(self.context, scope)
         if summary is None:
             return
-        # A loop in this file runs the method inlined (checked above): only loops of other files.
-        callers = [c for c in looped_callers(self.context.model, summary) if c.caller.module != summary.module]
-        if not callers or any(_zeroes_around(c) for c in callers):
+        method = summary.class_name is not None
+        steps = [
+            s for s in self._steps(lines)
+            if lines.index(s.line) > backward_at[0] and (_self_attribute(s.optimizer) if method else s.optimizer in summary.params)
+        ]
+        if not steps or self._module_zeroes():
             return
         step = steps[0]
-        attribute = step.optimizer.split(".", 1)[1]
-        if not all(_is_optimizer_attribute(c, attribute) for c in callers):
+        if method:
+            # A loop in this file runs the method inlined (checked above): only loops of other files.
+            callers = [c for c in looped_callers(self.context.model, summary) if c.caller.module != summary.module]
+            attribute = step.optimizer.split(".", 1)[1]
+            known = all(_is_optimizer_attribute(c, attribute) for c in callers)
+        else:
+            callers = looped_function_callers(self.context.model, summary)
+            # The optimizer comes in as an argument: its caller's file must build one with torch.optim.
+            known = self.facts.is_optimizer(step.optimizer) and all(_builds_optimizer(c.model) for c in callers)
+        if not callers or not known or any(_zeroes_around(c) for c in callers):
             return
         caller = callers[0]
         where = _relative(caller.path, self.context.model)
         first = lines[backward_at[0]]
         new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
+        if caller.caller.qualname == MODULE_BODY:
+            loop = f"a loop at the top level of `{where}`"
+        else:
+            loop = f"the loop in `{caller.caller.qualname}` ({where}:{caller.caller.line})"
         self.report(
             step.call,
-            f"`{self._text(step.line)}` runs once per iteration of the loop in `{caller.caller.qualname}` "
-            f"({where}:{caller.caller.line}) but nothing zeroes its gradients: each step applies the sum of all gradients so far",
+            f"`{self._text(step.line)}` runs once per iteration of {loop} "
+            f"but nothing zeroes its gradients: each step applies the sum of all gradients so far",
             fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
         )
 
@@ -445,7 +460,8 @@ def _zeroes_around(caller: LoopedCaller) -> bool:
     """The looping file, or a file of a class the looping object inherits from, zeroes gradients
     somewhere (or touches ``.grad`` by hand): the zeroing may well happen there."""
     model = caller.model
-    modules = {id(s): s for s in [model.summary, *(model.class_model(c).summary for c in model.mro(caller.cls))]}
+    bases = model.mro(caller.cls) if caller.cls is not None else []
+    modules = {id(s): s for s in [model.summary, *(model.class_model(c).summary for c in bases)]}
     for summary in modules.values():
         if any(f.zero_grads for f in summary.functions.values()):
             return True
@@ -455,9 +471,17 @@ def _zeroes_around(caller: LoopedCaller) -> bool:
     return False
 
 
+def _builds_optimizer(model: ModuleModel) -> bool:
+    return any(
+        constructor.startswith("torch.optim.")
+        for function in model.functions()
+        for constructor in function.local_constructors.values()
+    )
+
+
 def _is_optimizer_attribute(caller: LoopedCaller, name: str) -> bool:
     """Every assignment of ``self.<name>`` the class makes builds an optimizer (or sets ``None`` first)."""
-    attribute = caller.model.attribute(caller.cls, name)
+    attribute = caller.model.attribute(caller.cls, name) if caller.cls is not None else None
     return attribute is not None and AttrKind.OPTIMIZER in attribute.kinds and attribute.kinds <= {AttrKind.OPTIMIZER, AttrKind.NONE}
 
 
