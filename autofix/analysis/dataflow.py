@@ -808,7 +808,10 @@ class GraphFlow:
         """``meter.update(loss)`` where the method adds its argument into ``self.*``: an accumulation
         into ``meter`` (the method's summary says which arguments it keeps)."""
         callee = self._callee(call.func)
-        if callee is None or callee.class_name is None or not callee.accumulated_params:
+        if callee is None or callee.class_name is None:
+            return False
+        kept = self._accumulating_params(callee)
+        if not kept:
             return False
         assert isinstance(call.func, cst.Attribute)
         owner = call.func.value
@@ -816,10 +819,27 @@ class GraphFlow:
         if owner_name is None or owner_name == "self":
             return False
         self._expr(call, state)
-        for param, arg in _bind_arguments(callee, call).items():
-            if param in callee.accumulated_params:
+        for param, arg in _bind_arguments(callee, call):
+            if param in kept:
                 self._record_accumulation(line, owner_name, arg, self._expr(arg, state), "method", state)
         return True
+
+    def _accumulating_params(self, callee: FunctionSummary, depth: int = 0) -> Set[str]:
+        """The params of a method whose graph outlives the call in its object's state: added into
+        ``self.*`` by the method, or handed to a method of an object it holds that does
+        (``MetricLogger.update(**kwargs)`` passing each value to ``self.meters[k].update``)."""
+        kept = set(callee.accumulated_params)
+        if depth >= 3:
+            return kept
+        for param, spelled, position in callee.forwarded_params:
+            if param in kept:
+                continue
+            inner = self.context.model.callee(callee, spelled)
+            if not isinstance(inner, FunctionSummary) or inner.class_name is None or inner is callee:
+                continue
+            if _bound_param(inner, position) in self._accumulating_params(inner, depth + 1):
+                kept.add(param)
+        return kept
 
     def _fresh_in_iteration(self, name: str) -> bool:
         """``name`` is rebuilt in each iteration of the innermost loop before anything reads it."""
@@ -1227,7 +1247,7 @@ class GraphFlow:
         callee = self._callee(call.func)
         if callee is None:
             return None
-        for param, arg in _bind_arguments(callee, call).items():
+        for param, arg in _bind_arguments(callee, call):
             if param in callee.kept_params:
                 self.escaped.update(self._expr(arg, state).labels)
         shapes = self.context.model.returned_shapes(callee)
@@ -1302,18 +1322,29 @@ def _call_params(callee: FunctionSummary) -> Tuple[str, ...]:
     return callee.params
 
 
-def _bind_arguments(callee: FunctionSummary, call: cst.Call) -> Dict[str, cst.BaseExpression]:
-    """Parameter name → the argument a call passes for it (positional and keyword; no ``*args``)."""
+def _bind_arguments(callee: FunctionSummary, call: cst.Call) -> List[Tuple[str, cst.BaseExpression]]:
+    """(parameter name, the argument a call passes for it), positional and keyword; keywords the
+    callee does not name go to its ``**kwargs``; no ``*args``."""
     params = _call_params(callee)
-    bound: Dict[str, cst.BaseExpression] = {}
+    bound: List[Tuple[str, cst.BaseExpression]] = []
     for index, arg in enumerate(call.args):
         if arg.star:
             break
         if arg.keyword is not None:
-            bound[arg.keyword.value] = arg.value
-        elif index < len(params):
-            bound[params[index]] = arg.value
+            param = _bound_param(callee, arg.keyword.value)
+            if param is not None:
+                bound.append((param, arg.value))
+        elif index < len(params) and params[index] != callee.var_keyword:
+            bound.append((params[index], arg.value))
     return bound
+
+
+def _bound_param(callee: FunctionSummary, position: Union[int, str]) -> Optional[str]:
+    """The parameter an argument at ``position`` (an index after the receiver, or a keyword) binds to."""
+    params = _call_params(callee)
+    if isinstance(position, int):
+        return params[position] if position < len(params) and params[position] != callee.var_keyword else None
+    return position if position in params else callee.var_keyword
 
 
 def shape_kinds(shapes: FrozenSet[Shape]) -> Kinds:

@@ -675,10 +675,12 @@ class ModuleModel:
                 method = self.method(cls, first)
                 if method is not None:
                     return method
-            attribute = self.attribute(cls, first)
-            if attribute is None or not attribute.constructor:
+            attribute = self.attribute(cls, first[:-2] if first.endswith("[]") else first)
+            # ``self.meters[k].update``: a method of the elements the attribute's container was built with.
+            built = attribute and (attribute.element_constructor if first.endswith("[]") else attribute.constructor)
+            if not built:
                 return None
-            owner = self._class_model(cls).resolve_qualified_or_local(attribute.constructor)
+            owner = self._class_model(cls).resolve_qualified_or_local(built)
         elif head in caller.local_constructors and rest:
             found = self.resolve_qualified_or_local(caller.local_constructors[head])
             if found is None:

@@ -243,6 +243,12 @@ class FunctionSummary:
     #: a ``forward``'s returns, in order: what produced each value (``op:sigmoid``, ``self:act``, ``""``);
     #: :meth:`ModuleModel.forward_output` turns them into what saved the module's output
     returned_outputs: Tuple[str, ...] = ()
+    #: the ``**kwargs`` parameter, if any (a call's unmatched keywords bind to it)
+    var_keyword: Optional[str] = None
+    #: params handed on to a method of an object the instance holds, as ``(param, callee as
+    #: spelled, argument position or keyword)``: ``self.meters[k].update(v)`` in a
+    #: ``for k, v in kwargs.items()`` gives ``("kwargs", "self.meters[].update", 0)``
+    forwarded_params: List[Tuple[str, str, Union[int, str]]] = field(default_factory=list)
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -313,6 +319,8 @@ class AttributeSummary:
     #: write to that output breaks backward): ``nn.Sigmoid()`` → ``sigmoid``, an ``nn.Sequential``
     #: ending in ``nn.ReLU()`` → ``relu``, a configurable ``torch.sigmoid`` (also as a parameter's default)
     saved_output: Optional[str] = None
+    #: the constructor of a container's elements (``self.meters = defaultdict(AverageMeter)``)
+    element_constructor: Optional[str] = None
 
 
 @dataclass
@@ -648,6 +656,7 @@ class _FunctionReader:
             node.name, qualname, tuple(params), node.lineno, class_name, module.name, node.end_lineno or node.lineno,
             tuple(d for d in (dotted(dec.func if isinstance(dec, ast.Call) else dec) for dec in node.decorator_list) if d),
         )
+        self.summary.var_keyword = args.kwarg.arg if args.kwarg else None
         self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
         own = set(params) - {self.self_name}
         self.own_params = frozenset(own)
@@ -1045,22 +1054,21 @@ class _FunctionReader:
                     self.summary.element_constructors.pop(target.id, None)
 
     def _element_constructor(self, value: ast.expr) -> Optional[str]:
-        """The constructor of a container's elements: ``{k: Meter() for k in …}``, ``defaultdict(Meter)``."""
-        if isinstance(value, ast.DictComp):
-            value = value.value
-        elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-            value = value.elt
-        elif isinstance(value, ast.Dict) and value.values:
-            found = {dotted(v.func) if isinstance(v, ast.Call) else None for v in value.values}
-            spelled = found.pop() if len(found) == 1 else None
-            return self.module.qualify(spelled) if spelled else None
-        elif isinstance(value, ast.Call) and value.args and (dotted(value.func) or "").rsplit(".", 1)[-1] == "defaultdict":
-            factory = dotted(value.args[0])
-            return self.module.qualify(factory) if factory and factory.rsplit(".", 1)[-1][:1].isupper() else None
-        else:
-            return None
-        spelled = dotted(value.func) if isinstance(value, ast.Call) else None
-        return self.module.qualify(spelled) if spelled else None
+        return _element_constructor(value, self.module)
+
+    def _note_forwarded(self, call: ast.Call, receiver: ast.expr) -> None:
+        """Params passed to a method of an object held on ``self`` (``self.meter.update(v)``,
+        ``self.meters[k].update(v)``): whether that method keeps them is resolved across files."""
+        assert isinstance(call.func, ast.Attribute)
+        held = receiver.value if isinstance(receiver, ast.Subscript) else receiver
+        if not (isinstance(held, ast.Attribute) and self._is_self(held.value)):
+            return
+        spelled = f"self.{held.attr}{'[]' if isinstance(receiver, ast.Subscript) else ''}.{call.func.attr}"
+        bound: List[Tuple[Union[int, str], ast.expr]] = [(i, a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
+        bound.extend((k.arg, k.value) for k in call.keywords if k.arg is not None)
+        for position, arg in bound:
+            for param in self._taint_of(arg):
+                self.summary.forwarded_params.append((param, spelled, position))
 
     def _write(self, target: ast.AST, value: ast.expr, augmented: bool) -> None:
         summary = self.summary
@@ -1126,6 +1134,8 @@ class _FunctionReader:
                 for arg in call.args:
                     for param in self._taint_of(arg):
                         summary.accumulated_params.setdefault(param, set()).add(base.attr)
+        else:
+            self._note_forwarded(call, receiver)
         if _INPLACE_METHOD.match(method) and method not in _NOT_DATA_WRITES:
             summary.inplace_params.update(self._param_of(receiver))
         if method == "backward" and spelled is not None and self.module.qualify(spelled) == "torch.autograd.backward":
@@ -1236,6 +1246,25 @@ class _FunctionReader:
                 elif spelled is not None:
                     via.append(spelled)
         return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via), frozenset(direct))
+
+
+def _element_constructor(value: ast.expr, module: ModuleSummary) -> Optional[str]:
+    """The constructor of a container's elements: ``{k: Meter() for k in …}``, ``defaultdict(Meter)``."""
+    if isinstance(value, ast.DictComp):
+        value = value.value
+    elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        value = value.elt
+    elif isinstance(value, ast.Dict) and value.values:
+        found = {dotted(v.func) if isinstance(v, ast.Call) else None for v in value.values}
+        spelled = found.pop() if len(found) == 1 else None
+        return module.qualify(spelled) if spelled else None
+    elif isinstance(value, ast.Call) and value.args and (dotted(value.func) or "").rsplit(".", 1)[-1] == "defaultdict":
+        factory = dotted(value.args[0])
+        return module.qualify(factory) if factory and factory.rsplit(".", 1)[-1][:1].isupper() else None
+    else:
+        return None
+    spelled = dotted(value.func) if isinstance(value, ast.Call) else None
+    return module.qualify(spelled) if spelled else None
 
 
 def _arithmetic_operands(node: ast.expr) -> Iterator[ast.expr]:
@@ -1369,6 +1398,7 @@ class _AttributeReader:
             return
         kind, constructor = self._kind(value)
         attribute = self._record(name, kind, constructor)
+        attribute.element_constructor = attribute.element_constructor or _element_constructor(value, self.module)
         if id(value) not in self.no_grad and self._from_parameters(value):
             attribute.graph_from_params = True
         if isinstance(value, ast.Call):

@@ -196,7 +196,21 @@ class GraphAccumulation(Rule):
                 return None  # reset at the top of every iteration
             if any(loop in b.loops for b in flow.backwards.values()):
                 return loop
-        return None
+        return self._outliving_call(flow, acc)
+
+    @staticmethod
+    def _outliving_call(flow: GraphFlow, acc: Accumulation) -> Optional[cst.CSTNode]:
+        """A method whose own body runs one backward() per call (a training step) keeps ``self.*``
+        totals across its calls: the object outlives the call, as a loop's total outlives an iteration."""
+        scope = flow.scope
+        if not (isinstance(scope, cst.FunctionDef) and acc.target.startswith("self.") and scope in acc.loops):
+            return None
+        if not any(not flow.loops_of(b.loops) for b in flow.backwards.values()):
+            return None  # the backward runs in a loop of the method: that loop is the iteration
+        carried = flow.carried.get(scope)
+        if carried is None or (acc.target in carried.assignments and acc.target not in carried.first_read):
+            return None  # rebuilt at the top of every call
+        return scope
 
     def _graph_freed(self, training, acc: Accumulation) -> bool:
         """The accumulated value shares the graph a backward() of the same loop frees."""

@@ -1,5 +1,9 @@
 """Running statistics for the training scripts next to this folder (a helper module of the project)."""
 
+from collections import defaultdict
+
+import torch
+
 
 class AverageMeter:
     """Keeps a running sum of whatever it is given: a tensor stays a tensor, graph and all."""
@@ -31,3 +35,33 @@ class ScalarMeter:
     @property
     def avg(self):
         return self.sum / max(self.count, 1)
+
+
+class StatsLogger:
+    """Named meters filled by keyword (``logger.update(loss=..., acc=...)``); values are passed on as they are."""
+
+    def __init__(self):
+        self.meters = defaultdict(AverageMeter)
+
+    def update(self, **values):
+        for name, value in values.items():
+            self.meters[name].update(value)
+
+    def summary(self):
+        return {name: float(meter.avg) for name, meter in self.meters.items()}
+
+
+class CheckedStatsLogger:
+    """Named meters filled by keyword; each tensor becomes a Python number first."""
+
+    def __init__(self):
+        self.meters = defaultdict(ScalarMeter)
+
+    def update(self, **values):
+        for name, value in values.items():
+            if isinstance(value, torch.Tensor):
+                value = value.item()
+            self.meters[name].update(value)
+
+    def summary(self):
+        return {name: meter.avg for name, meter in self.meters.items()}
