@@ -26,6 +26,7 @@ from autofix.analysis.dataflow import (
 from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
+from autofix.model.vocabulary import FACTORIES, FRESH_METHODS
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
 
@@ -243,6 +244,8 @@ class CarriedState(Rule):
             if self._state_is_reset(flows, facts, flow.class_name, name[len("self."):]):
                 continue
             first = carried.first_read[name]
+            if _rewritten_before_read_when_set(forward, name, first):
+                continue
             anchor = _top_statement(body, first)
             if anchor is None:
                 continue
@@ -293,6 +296,18 @@ class CarriedState(Rule):
             if resets:
                 found_reset = True
                 if any(_encloses(loop, node) for loop in training_loops):
+                    return True
+                cleared = not isinstance(node, cst.Assign) or _fresh_value(node.value)
+                if cleared and _reset_per_call(self.context.module, node):
+                    # A module's forward re-creates it on every call, or on the calls its caller
+                    # chooses by argument (``use_cache=False``): a per-call cache, not carried state.
+                    return True
+            elif isinstance(node, cst.Assign) and _fresh_value(node.value) and any(
+                dotted_name(t.target) == f"self.{attr}" for t in node.targets
+            ):
+                # ``else: self.state = None`` in the forward itself, on the calls whose arguments
+                # ask for no cache: the caller decides whether the state is kept.
+                if _reset_per_call(self.context.module, node):
                     return True
         # A reset method nobody in this file calls: its caller (another file) decides; stay silent.
         return bool(resetters) and not found_reset
@@ -442,6 +457,98 @@ def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
             return True
         stack.extend(children(current))
     return False
+
+
+def _reset_per_call(module: cst.Module, node: cst.CSTNode) -> bool:
+    """``node`` runs inside a ``forward`` (or ``training_step``) under no condition that reads the
+    object's own state: on every call, or on the calls its arguments select."""
+    path = _path_to(module, node)
+    functions = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
+    if not functions:
+        return False
+    function = path[functions[-1]]
+    assert isinstance(function, cst.FunctionDef)
+    if function.name.value not in STATEFUL_CALLS:
+        return False
+    for outer in path[functions[-1] + 1:]:
+        tests = [outer.test] if isinstance(outer, (cst.If, cst.While)) else []
+        if isinstance(outer, (cst.For, cst.While, cst.Try)):
+            return False  # maybe never run
+        for test in tests:
+            if any(isinstance(n, (cst.Name, cst.Attribute)) and (dotted_name(n) or "").startswith("self.") for n in loops.walk(test)):
+                return False  # ``if self.state is None:`` resets once, then the state is kept
+    return True
+
+
+def _fresh_value(value: cst.BaseExpression) -> bool:
+    """``None``, a new tensor from a factory (``torch.zeros(...)``, ``x.new_zeros(...)``) or a detached
+    one: no graph."""
+    if isinstance(value, cst.Name):
+        return value.value == "None"
+    if not isinstance(value, cst.Call):
+        return False
+    last = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
+    if not last and isinstance(value.func, cst.Attribute):
+        last = value.func.attr.value  # ``h.new_zeros(...)`` of an expression
+    return last in FACTORIES or last == "detach" or (last in FRESH_METHODS and last != "clone")
+
+
+def _path_to(root: cst.CSTNode, node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The nodes from ``root`` down to ``node`` (both included; empty when ``node`` is not inside)."""
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...]]] = [(root, ())]
+    while stack:
+        current, above = stack.pop()
+        if current is node:
+            return [*above, current]
+        stack.extend((child, (*above, current)) for child in children(current))
+    return []
+
+
+def _rewritten_before_read_when_set(forward: cst.FunctionDef, name: str, first_read: cst.CSTNode) -> bool:
+    """Every assignment of ``name`` in ``forward`` is a plain statement of one ``if`` whose test only
+    reads attributes ``forward`` never assigns (``if self.bias is not None:``), and ``name`` is read only
+    after that ``if``. The test gives the same answer on every call: calls that take the branch rewrite
+    the state before reading it, calls that skip it never store a graph in it."""
+    body = loops.block_statements(forward.body)
+    assigned = {t for n in loops.walk(forward) for t in _assigned_names(n)}
+    guards = [
+        stmt for stmt in body
+        if isinstance(stmt, cst.If) and any(name in _assigned_names(n) for n in loops.walk(stmt))
+    ]
+    if len(guards) != 1:
+        return False
+    guard = guards[0]
+    if guard.orelse is not None or any(name in _assigned_names(n) for n in body if n is not guard):
+        return False
+    direct = [s for s in loops.block_statements(guard.body) if name in _assigned_names(s)]
+    nested = [n for n in loops.walk(guard.body) if name in _assigned_names(n) and n not in direct]
+    if not direct or any(not isinstance(n, (cst.SimpleStatementLine, cst.Assign)) for n in nested):
+        return False
+    if any(isinstance(n, cst.Call) for n in loops.walk(guard.test)):
+        return False
+    for read, _ in loops.iter_reads(guard.test):
+        if read.startswith("self.") and read not in assigned and not any(read.startswith(a + ".") for a in assigned):
+            continue
+        if read not in ("self", "None", "True", "False"):
+            return False  # a parameter, a local or state forward rewrites: the answer may change
+    index = body.index(guard)
+    return not any(b is first_read or _encloses(b, first_read) for b in body[: index + 1])
+
+
+def _assigned_names(node: cst.CSTNode) -> Set[str]:
+    """Dotted names a statement assigns (``self.x = …``, ``a, self.y = …``, ``self.z += …``)."""
+    if isinstance(node, cst.SimpleStatementLine):
+        return {n for small in node.body for n in _assigned_names(small)}
+    targets: List[cst.BaseExpression] = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        targets = [node.target]
+    found: Set[str] = set()
+    for target in targets:
+        for bound, _ in loops.target_names(target):
+            found.add(bound)
+    return found
 
 
 def _top_statement(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[cst.BaseStatement]:
