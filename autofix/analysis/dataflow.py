@@ -513,6 +513,8 @@ class GraphFlow:
         self.in_module_class = in_module_class
         self.in_class = in_class
         self.backwards: Dict[cst.Call, Backward] = {}
+        #: calls of project functions that back-propagate the tensor they return (``loss = self.train_step(b)``)
+        self.callee_backwards: Dict[cst.Call, Backward] = {}
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
@@ -754,7 +756,7 @@ class GraphFlow:
             return False
         value = small.value
         branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
-        added_parts = [_accumulated_operand(branch, name) for branch in branches]
+        added_parts = [_accumulated_operand(branch, name) or self._concatenated(branch, name) for branch in branches]
         if not any(part is not None for part in added_parts):
             return False
         if isinstance(value, cst.IfExp):
@@ -774,6 +776,22 @@ class GraphFlow:
             new = Val(kinds=kinds).join_graph(new)
         self._assign(name, new, state, line)
         return True
+
+    def _concatenated(self, value: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
+        """What ``torch.cat([name, x])`` appends to the running tensor ``name`` (``x``), else None."""
+        if not isinstance(value, cst.Call) or not value.args:
+            return None
+        if not qualified_names(self.context, value.func) & {"torch.cat", "torch.concat", "torch.concatenate"}:
+            return None
+        parts = value.args[0].value
+        if not isinstance(parts, (cst.List, cst.Tuple)) or len(parts.elements) != 2:
+            return None
+        first, second = (e.value for e in parts.elements)
+        if dotted_name(first) == name and dotted_name(second) != name:
+            return second
+        if dotted_name(second) == name and dotted_name(first) != name:
+            return first
+        return None
 
     def _expression_statement(self, expr: cst.BaseExpression, line: cst.CSTNode, state: State) -> None:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
@@ -1252,6 +1270,12 @@ class GraphFlow:
                 self.escaped.update(self._expr(arg, state).labels)
         shapes = self.context.model.returned_shapes(callee)
         kinds = shape_kinds(shapes)
+        if callee.returns_backpropagated and not self._nograd:
+            # The callee back-propagates the tensor it returns (``loss.backward(); return loss``):
+            # a graph of its own, freed by a backward of each call.
+            value = Val(GRAPH, joined.labels | {("src", call)}, _TENSOR_KIND)
+            self.callee_backwards[call] = Backward(call, value, tuple(self._loops), False)
+            return value
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
             return Val(kinds=kinds)
         if any(_holds_graph(shape) for shape in shapes):
@@ -1544,10 +1568,14 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
     # Both rules need a backward() in the scope: skip the (costly) analysis of
     # every function that cannot hold one. ``backward`` or ``autograd``
     # spelled anywhere inside (a call, an attribute, a nested def) is enough.
+    # Functions of this file that back-propagate the loss they return (``loss = self.train_step(b)``):
+    # a scope calling one runs a backward too.
+    stepping = {"backward", "autograd"} | {
+        f.name for f in context.model.summary.functions.values() if f.returns_backpropagated
+    }
+
     def may_backpropagate(nodes: Sequence[cst.CSTNode]) -> bool:
-        return any(
-            isinstance(n, cst.Name) and n.value in ("backward", "autograd") for node in nodes for n in _walk(node)
-        )
+        return any(isinstance(n, cst.Name) and n.value in stepping for node in nodes for n in _walk(node))
 
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]

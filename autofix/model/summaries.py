@@ -249,6 +249,9 @@ class FunctionSummary:
     #: spelled, argument position or keyword)``: ``self.meters[k].update(v)`` in a
     #: ``for k, v in kwargs.items()`` gives ``("kwargs", "self.meters[].update", 0)``
     forwarded_params: List[Tuple[str, str, Union[int, str]]] = field(default_factory=list)
+    #: every ``return`` gives a local the function back-propagated without ``retain_graph``
+    #: (``loss.backward(); ...; return loss``): the caller gets a tensor whose graph is freed
+    returns_backpropagated: bool = False
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -748,6 +751,13 @@ class _FunctionReader:
         self.summary.returns = dataclasses.replace(self.summary.returns, shapes=frozenset(shapes))
         self.summary.returns_detached = bool(returns and (self.own_params or self.self_name)) and all(
             self._detaching(v) for v in returns
+        )
+        freed = {
+            b.tensor.name for b in self.summary.backward_calls
+            if b.tensor.kind == "local" and not b.retain_graph and b.via != "torch.autograd"
+        }
+        self.summary.returns_backpropagated = bool(returns) and all(
+            isinstance(v, ast.Name) and v.id in freed for v in returns
         )
         return self.summary
 

@@ -16,6 +16,7 @@ from autofix.analysis.dataflow import (
     TENSOR_LIST,
     TENSORS,
     Accumulation,
+    Backward,
     GraphFlow,
     Kinds,
     graph_flows,
@@ -152,7 +153,7 @@ class GraphAccumulation(Rule):
         # The total must outlive an iteration of a loop that runs backward().
         if loop is None:
             return False
-        training = [b for b in flow.backwards.values() if loop in b.loops]
+        training = [b for b in _backwards(flow) if loop in b.loops]
         if not training:
             return False
         # Only values that carry a graph, and not totals of totals (the root is reported).
@@ -194,7 +195,7 @@ class GraphAccumulation(Rule):
                 return None
             if acc.target in carried.assignments and acc.target not in carried.first_read:
                 return None  # reset at the top of every iteration
-            if any(loop in b.loops for b in flow.backwards.values()):
+            if any(loop in b.loops for b in _backwards(flow)):
                 return loop
         return self._outliving_call(flow, acc)
 
@@ -270,6 +271,12 @@ class GraphAccumulation(Rule):
         if acc.kind == "append":
             return _only_number_consumers(scope, acc.target, statements)
         return False
+
+
+def _backwards(flow: GraphFlow) -> List[Backward]:
+    """The backward passes of the scope: its own, and those of the project functions it calls that
+    back-propagate the loss they return."""
+    return [*flow.backwards.values(), *flow.callee_backwards.values()]
 
 
 def _cure_text(acc: Accumulation, cure: str) -> str:
