@@ -541,6 +541,9 @@ class GraphFlow:
         self.init_reads: Dict[Label, cst.CSTNode] = {}
         #: names that keys of this scope's states may extend (see :meth:`_extensions`)
         self._extended: Optional[Dict[str, Set[str]]] = None
+        #: the scope is one iteration of a framework's loop that back-propagates what it returns:
+        #: the key of a returned dict that holds the loss ("" for a returned tensor), else None
+        self._framework_loss_key: Optional[str] = None
 
     # ----------------------------------------------------------------- entry
 
@@ -564,6 +567,7 @@ class GraphFlow:
                     if name.startswith("self."):
                         state[name] = self._read(name, state).with_labels([("carry", self.scope, name)])
             self._loops.append(self.scope)
+            self._framework_loss_key = self._framework_backpropagates_return()
             end = self._block(statements, state)
             self._loops.pop()
             for returned in self._returns:
@@ -728,6 +732,8 @@ class GraphFlow:
             return state
         if isinstance(small, cst.Return) and small.value is not None:
             returned = self._expr(small.value, state)
+            if self._framework_loss_key is not None and not self._nograd:
+                self._framework_backward(small.value, state)
             self.escaped.update(returned.labels)
             self.returned = returned if self.returned is None else self.returned.join(returned)
             self._returns.append(dict(state))
@@ -776,6 +782,37 @@ class GraphFlow:
             new = Val(kinds=kinds).join_graph(new)
         self._assign(name, new, state, line)
         return True
+
+    def _framework_backpropagates_return(self) -> Optional[str]:
+        """``""`` (or the dict key) when a framework back-propagates what this method returns
+        (Lightning's automatic ``training_step``, Hugging Face ``compute_loss``), else None."""
+        if not self.in_class or self.summary is None:
+            return None
+        contract = self.context.model.loop_contract(self.summary)
+        if contract is None or not contract.backward_returned:
+            return None
+        return contract.loss_key or ""
+
+    def _framework_backward(self, returned: cst.BaseExpression, state: State) -> None:
+        """The backward the framework runs on the returned loss after this call, spelled as the
+        call it makes (``loss.backward()``), recorded with the calls of project functions that
+        back-propagate: both free the loss's graph once per call."""
+        loss: Optional[cst.BaseExpression] = returned
+        if isinstance(returned, cst.Dict):
+            loss = next(
+                (e.value for e in returned.elements if isinstance(e, cst.DictElement)
+                 and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == self._framework_loss_key),
+                None,
+            )
+        elif isinstance(returned, cst.Tuple) and returned.elements:
+            loss = returned.elements[0].value  # HF compute_loss(return_outputs=True): (loss, outputs)
+        if loss is None:
+            return
+        value = self._expr(loss, state)
+        if value.level < GRAPH:
+            return
+        call = cst.Call(func=cst.Attribute(value=loss, attr=cst.Name("backward")))
+        self.callee_backwards[call] = Backward(call, value, tuple(self._loops), False)
 
     def _concatenated(self, value: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
         """What ``torch.cat([name, x])`` appends to the running tensor ``name`` (``x``), else None."""
@@ -1577,6 +1614,12 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
     def may_backpropagate(nodes: Sequence[cst.CSTNode]) -> bool:
         return any(isinstance(n, cst.Name) and n.value in stepping for node in nodes for n in _walk(node))
 
+    def framework_step(qualname: str) -> bool:
+        """A method a framework calls once per batch and back-propagates the result of."""
+        summary = context.model.function(qualname)
+        contract = context.model.loop_contract(summary) if summary is not None else None
+        return contract is not None and contract.backward_returned
+
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
     # (scope, its class, the model's qualname of the scope, of its class)
@@ -1589,7 +1632,7 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
         for stmt in statements:
             if isinstance(stmt, cst.FunctionDef):
                 qualname = prefix + stmt.name.value
-                if may_backpropagate([stmt.body]) or (cls is not None and keeps_state_on_self(stmt)):
+                if may_backpropagate([stmt.body]) or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname))):
                     scopes.append((stmt, cls, qualname, prefix[:-1] if cls is not None else None))
                     visit(loops.block_statements(stmt.body), None, qualname + ".")
             elif isinstance(stmt, cst.ClassDef):

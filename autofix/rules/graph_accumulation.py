@@ -39,6 +39,13 @@ class GraphAccumulation(Rule):
     `losses.append(loss)`, `stats["loss"] += loss`), when the total is never
     back-propagated.
 
+    A method that runs one training step per call (its own `backward()`, or a
+    framework's backward of the loss it returns, as in Lightning's
+    `training_step`) is such a loop for totals kept on `self`
+    (`self.history.append(loss)`, `self.meters["loss"].update(loss)`); so is a
+    loop calling a step function that back-propagates the loss it returns
+    (`epoch_loss += self.train_step(batch)`).
+
     It fires only in a loop that runs `backward()`, only on values that hold a
     graph (not on `loss.item()`, `loss.detach()`, `float(loss)`, values computed
     under `torch.no_grad()`, counts from `argmax`/comparisons), and not when the
@@ -127,13 +134,18 @@ class GraphAccumulation(Rule):
         "`{value}` detached if what produced it should not learn from the buffer, or recompute the "
         "entries from stored inputs)"
     )
-    TRIGGERS = ("backward",)
+    # ``training_step`` / ``compute_loss``: a framework back-propagates the loss they return.
+    TRIGGERS = ("backward", "training_step", "compute_loss")
     FIXES = (Applicability.SAFE,)
     EXPECTATION = Expectation.IDENTICAL_OR_REPAIRED
 
     @classmethod
     def may_fire_in(cls, tree: ast.Module) -> bool:
-        return screen.may_backpropagate(tree)
+        # A Lightning ``training_step`` (a Hugging Face ``compute_loss``) runs no backward itself:
+        # the framework back-propagates the loss it returns.
+        return screen.may_backpropagate(tree) or any(
+            isinstance(node, ast.FunctionDef) and node.name in ("training_step", "compute_loss") for node in ast.walk(tree)
+        )
 
     def check(self) -> None:
         for flow in graph_flows(self.context):
@@ -206,7 +218,7 @@ class GraphAccumulation(Rule):
         scope = flow.scope
         if not (isinstance(scope, cst.FunctionDef) and acc.target.startswith("self.") and scope in acc.loops):
             return None
-        if not any(not flow.loops_of(b.loops) for b in flow.backwards.values()):
+        if not any(not flow.loops_of(b.loops) for b in _backwards(flow)):
             return None  # the backward runs in a loop of the method: that loop is the iteration
         carried = flow.carried.get(scope)
         if carried is None or (acc.target in carried.assignments and acc.target not in carried.first_read):
