@@ -762,7 +762,7 @@ class GraphFlow:
             return False
         value = small.value
         branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
-        added_parts = [_accumulated_operand(branch, name) or self._concatenated(branch, name) for branch in branches]
+        added_parts = [self._added_terms(branch, name, target) for branch in branches]
         if not any(part is not None for part in added_parts):
             return False
         if isinstance(value, cst.IfExp):
@@ -771,10 +771,10 @@ class GraphFlow:
         for branch, added in zip(branches, added_parts):
             # A branch that does not read the total starts it (``loss if ema is None``): it is
             # kept by the next iteration's total just the same.
-            kept = branch if added is None else added
-            added_value = self._expr(kept, state)
-            self._record_accumulation(line, name, kept, added_value, "assign", state)
-            joined = joined.join(added_value)
+            for kept in [branch] if added is None else added:
+                added_value = self._expr(kept, state)
+                self._record_accumulation(line, name, kept, added_value, "assign", state)
+                joined = joined.join(added_value)
         current = self._read(name, state).with_labels([("acc", name)])
         new = current.join(joined).computed() if joined.level else current.join(joined)
         if keyed:
@@ -813,6 +813,22 @@ class GraphFlow:
             return
         call = cst.Call(func=cst.Attribute(value=loss, attr=cst.Name("backward")))
         self.callee_backwards[call] = Backward(call, value, tuple(self._loops), False)
+
+    def _added_terms(
+        self, value: cst.BaseExpression, name: str, target: cst.BaseExpression
+    ) -> Optional[List[cst.BaseExpression]]:
+        """What ``value`` keeps in the running total ``name`` (assigned to ``target``): the operand of
+        ``name + x`` (an EMA, ``torch.cat([name, x])``), or the terms of an incremental mean
+        ``target + (x - target) / n`` that do not read it; None when ``value`` updates no total."""
+        single = _accumulated_operand(value, name) or self._concatenated(value, name)
+        if single is not None:
+            return [single]
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract))):
+            return None
+        if not value.left.deep_equals(target):
+            return None
+        terms = _terms_beside_total(value.right, name, target)
+        return terms if terms and any(t.deep_equals(target) for t in _walk(value.right)) else None
 
     def _concatenated(self, value: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
         """What ``torch.cat([name, x])`` appends to the running tensor ``name`` (``x``), else None."""
@@ -1518,6 +1534,23 @@ def _accumulated_operand(value: cst.BaseExpression, name: str) -> Optional[cst.B
         return value.right
     if right and not left:
         return value.left
+    return None
+
+
+def _terms_beside_total(
+    node: cst.BaseExpression, name: str, total: cst.BaseExpression
+) -> Optional[List[cst.BaseExpression]]:
+    """The largest parts of arithmetic ``node`` that do not read ``name`` (``(x - total) / n`` → ``x``,
+    ``n``); None where ``name`` is read other than as the operand ``total`` (``f(total)``, another entry)."""
+    if node.deep_equals(total):
+        return []
+    if not any(read == name for read, _ in loops.iter_reads(node)):
+        return [node]
+    if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, (cst.MatrixMultiply, cst.Power)):
+        left, right = _terms_beside_total(node.left, name, total), _terms_beside_total(node.right, name, total)
+        return None if left is None or right is None else left + right
+    if isinstance(node, cst.UnaryOperation):
+        return _terms_beside_total(node.expression, name, total)
     return None
 
 
