@@ -973,6 +973,10 @@ class GraphFlow:
                     self._record_accumulation(stmt, name, value_node, value, "store", state)
                     container = container.with_labels([("acc", name)])
                 self._assign(name, Val(kinds=kinds).join_graph(container.join(value)), state, stmt)
+                if value.level < GRAPH and any(target.deep_equals(entry) for entry in self._backward_entries):
+                    # ``output["loss"] = output["loss"].detach()``: the entry that proved a graph no
+                    # longer holds one; what the other entries hold is not known.
+                    state[name] = state[name].with_labels([("assumed",)])
             return
         name = dotted_name(target)
         if name is None:
@@ -995,6 +999,9 @@ class GraphFlow:
         elif name in self._backward_containers and not self._nograd and value.level < GRAPH:
             # One of its entries is back-propagated: the container holds a graph (kinds unchanged).
             value = Val(GRAPH, value.labels, value.kinds)
+        if ("assumed",) in value.labels and not self._nograd and (name in self._backward_names or name in self._backward_containers):
+            # ``.backward()`` is called on it (or on an entry of it): its graph is proven, not assumed.
+            value = Val(value.level, value.labels - {("assumed",)}, value.kinds)
         for key in self._extensions(name):
             state.pop(key, None)
         if "." in name:

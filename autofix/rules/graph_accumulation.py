@@ -238,6 +238,9 @@ class GraphAccumulation(Rule):
             if isinstance(receiver, cst.Subscript) and receiver.deep_equals(acc.value_node):
                 # ``losses["total"].backward()`` and ``total += losses["total"]``: the same entry.
                 return True
+            if isinstance(receiver, cst.Subscript) and added is not None and dotted_name(receiver.value) == added:
+                # ``output["loss"].backward()`` and ``outputs.append(output)``: the step's own result.
+                return True
             if sources & backward.value.labels:
                 return True
         return False
