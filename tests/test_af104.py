@@ -554,3 +554,11 @@ def test_update_function_looped_in_another_file(tmp_path, script, fires):
     if fires:
         assert "a loop at the top level of `main.py`" in result.findings[0].message
         assert result.fixed.decode().startswith("def update(optimizer, loss):\n    optimizer.zero_grad()\n    loss.backward()\n")
+
+
+def test_mixin_step_in_a_root_too_large_to_index_is_silent(tmp_path, monkeypatch):
+    import autofix.model.callers as callers
+
+    monkeypatch.setattr(callers, "_MAX_ENTRIES", 2)
+    result = _project(tmp_path)
+    assert not result.findings

@@ -29,6 +29,8 @@ from autofix.model.summaries import ClassSummary, FunctionSummary
 _SKIP_DIRS = frozenset({"site-packages", "node_modules", "__pycache__", "build", "dist", "venv", "env"})
 #: a project larger than this is not indexed: the answer would cost a scan of a whole monorepo
 _MAX_FILES = 4000
+#: nor a root holding more entries than this (a folder with no project marker above a data set)
+_MAX_ENTRIES = 50000
 #: how many levels of subclasses are followed
 _MAX_DEPTH = 4
 _CLASS_HEADER = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.MULTILINE)
@@ -62,9 +64,14 @@ def _index(project: Project) -> Optional[Dict[str, Set[Path]]]:
             return _INDEXES[key]
     found: Dict[str, Set[Path]] = {}
     count = 0
+    entries = 0
     answer: Optional[Dict[str, Set[Path]]] = found
     for folder, dirs, files in os.walk(project.root):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        entries += len(files) + len(dirs)
+        if entries > _MAX_ENTRIES:
+            answer = None
+            break
         for name in files:
             if not name.endswith(".py"):
                 continue
