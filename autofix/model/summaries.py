@@ -1527,8 +1527,9 @@ class _AttributeReader:
         # A project class or a library constructor: the project model tells what it is.
         return (AttrKind.UNKNOWN, qualified)
 
-    def _last_layer(self, call: ast.Call) -> Optional[Tuple[str, bool]]:
-        """``(constructor, built inplace)`` of an ``nn.Sequential``'s last layer."""
+    def _last_layer(self, call: ast.Call, depth: int = 0) -> Optional[Tuple[str, bool]]:
+        """``(constructor, built inplace)`` of an ``nn.Sequential``'s last layer (a nested one's, through up
+        to eight levels: ``x = nn.Sequential(x)`` must not recurse forever)."""
         if not call.args:
             return None
         last = call.args[-1]
@@ -1548,6 +1549,11 @@ class _AttributeReader:
             return None
         qualified = self.module.qualify(spelled)
         name = qualified.rsplit(".", 1)[-1]
+        if qualified in ("torch.nn.Sequential", "torch.nn.modules.container.Sequential"):
+            # ``nn.Sequential(conv, nn.Sequential(bn, nn.ReLU(inplace=True)))``: the output is the inner one's.
+            inner = self._last_layer(last, depth + 1) if depth < 8 else None
+            if inner is not None:
+                return inner
         inplace = keyword_value(last, "inplace")
         if inplace is None and last.args and name in ("ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardswish", "Hardsigmoid"):
             inplace = last.args[0]  # nn.ReLU(True)
