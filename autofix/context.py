@@ -6,6 +6,7 @@ This module sits below both :mod:`autofix.rule` and :mod:`autofix.analysis` /
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
@@ -37,6 +38,7 @@ class RuleContext:
         path: str,
         code: Optional[str] = None,
         project: Union["Project", None, Any] = FIND_PROJECT,
+        tree: Optional[ast.Module] = None,
     ) -> None:
         self.wrapper = wrapper
         self.module: cst.Module = wrapper.module
@@ -44,6 +46,8 @@ class RuleContext:
         #: the text the module was parsed from, when the engine has it
         self.code = code
         self._project = project
+        #: Python's parse of ``code``, when the engine's screens made one (the model summarises it)
+        self.tree = tree
         self._model: Optional["ModuleModel"] = None
         self._model_built = False
         self._metadata: Dict[ProviderT, Any] = {}
@@ -76,7 +80,7 @@ class RuleContext:
             from autofix.model.project import empty_model, model_for_source
 
             code = self.code if self.code is not None else self.module.code
-            self._model = model_for_source(code, self.path, self.project) or empty_model(self.path)
+            self._model = model_for_source(code, self.path, self.project, tree=self.tree) or empty_model(self.path)
             self._model_built = True
         assert self._model is not None
         return self._model

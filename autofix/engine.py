@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from autofix import suppression, syntax
 from autofix.analysis.names import children
-from autofix.analysis.screen import parse_python
+from autofix.analysis.screen import parse_python, set_origin
 from autofix.context import FIND_PROJECT, RuleContext
 from autofix.diff import common_ends, match_line_endings, unified_diff
 from autofix.rule import Fix, InsertAfter, InsertBefore, Remove, Replace, Report, Rule
@@ -53,7 +53,7 @@ def check_source(
     options = options if options is not None else Options()
     if b"\x00" in source:
         return FileResult(path, source, source, error="file contains a NUL byte (binary file?)")
-    active = rules_that_may_fire(source, rules)
+    active, tree = _screen(source, rules, path, project)
     if not active:
         return FileResult(path, source, source, skipped_by_prefilter=True)
 
@@ -61,7 +61,7 @@ def check_source(
     if module is None:
         return FileResult(path, source, source, error=error)
 
-    result = _check_module(source, module, path, active, options, project)
+    result = _check_module(source, module, path, active, options, project, tree)
     warnings = _suppression_warnings(_text(source, module))
     return dataclasses.replace(result, warnings=warnings) if warnings else result
 
@@ -82,10 +82,11 @@ def _check_module(
     active: Sequence[Type[Rule]],
     options: Options,
     project: Any = FIND_PROJECT,
+    tree: Optional[ast.Module] = None,
 ) -> FileResult:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     try:
-        reports, context = _lint(wrapper, active, path, _text(source, module), project)
+        reports, context = _lint(wrapper, active, path, _text(source, module), project, tree)
     except RecursionError:
         return FileResult(path, source, source, error=TOO_DEEP_TO_ANALYSE)
     except Exception as exc:  # a rule crashed: report it for this file, keep the run going
@@ -131,13 +132,28 @@ def _describe(exc: Exception) -> str:
 
 def rules_that_may_fire(source: bytes, rules: Sequence[Type[Rule]]) -> List[Type[Rule]]:
     """The rules that may fire on ``source``: its text has their trigger words, Python's parse tree passes their screens."""
+    return _screen(source, rules)[0]
+
+
+def _screen(
+    source: bytes, rules: Sequence[Type[Rule]], path: Optional[str] = None, project: Any = None
+) -> Tuple[List[Type[Rule]], Optional[ast.Module]]:
+    """:func:`rules_that_may_fire`, and Python's parse tree when the screens made one: the program
+    model summarises the module from it (with the facts the screens already read) instead of parsing again.
+
+    With ``path``, a screen may ask the program model about the names the file imports from
+    ``project`` (as :func:`check_source` takes it).
+    """
     text = source.decode("latin-1")
     active = [r for r in rules if r.may_fire(text)]
+    tree = None
     if any(r.screens() for r in active):
         tree = parse_python(source)
         if tree is not None:
+            if path is not None:
+                set_origin(tree, path, project)
             active = [r for r in active if r.may_fire_in(tree)]
-    return active
+    return active, tree
 
 
 def parse(source: bytes) -> Tuple[Optional[cst.Module], Optional[str]]:
@@ -256,10 +272,16 @@ def _depth(tree: ast.AST, limit: int) -> int:
 
 
 def _lint(
-    wrapper: MetadataWrapper, rules: Sequence[Type[Rule]], path: str, code: str, project: Any = FIND_PROJECT
+    wrapper: MetadataWrapper,
+    rules: Sequence[Type[Rule]],
+    path: str,
+    code: str,
+    project: Any = FIND_PROJECT,
+    tree: Optional[ast.Module] = None,
 ) -> Tuple[List[Report], RuleContext]:
-    """Run ``rules``; ``code`` is the module's text (generating it again costs a full codegen)."""
-    context = RuleContext(wrapper, path, code, project)
+    """Run ``rules``; ``code`` is the module's text (generating it again costs a full codegen), ``tree``
+    Python's parse of it when the screens made one."""
+    context = RuleContext(wrapper, path, code, project, tree=tree)
     reports: List[Report] = []
     for rule_cls in rules:
         rule = rule_cls(context)
@@ -344,8 +366,8 @@ def _fix_to_fixpoint(
         module = cst.parse_module(data)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         # A rule whose screens fail on the fixed text cannot fire on it (the screens are sound).
-        rules = rules_that_may_fire(data, rules)
-        reports, context = _lint(wrapper, rules, path, _text(data, module), project)
+        rules, tree = _screen(data, rules, path, project)
+        reports, context = _lint(wrapper, rules, path, _text(data, module), project, tree)
         positions = context.metadata(PositionProvider)
     else:
         if any(_allowed(r, options) for r in reports):

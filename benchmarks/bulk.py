@@ -119,6 +119,7 @@ def python_files(tree: Path) -> List[Path]:
 def describe(tree: Path) -> Dict[str, object]:
     """Sizes, and how many files each stage of the pre-filter lets through (text, then Python's parse tree)."""
     from autofix import engine, registry
+    from autofix.types import FIND_PROJECT
 
     rules = [rule for rule in registry.all_rules() if not rule.OPT_IN]  # what a plain run selects
     files = python_files(tree)
@@ -130,7 +131,8 @@ def describe(tree: Path) -> Dict[str, object]:
         lines += data.count(b"\n")
         text = data.decode("latin-1")
         passed += any(rule.may_fire(text) for rule in rules)
-        hits = [rule.CODE for rule in engine.rules_that_may_fire(data, rules)]
+        # As a run screens it: with its path, so that the screens may ask the project about imported helpers.
+        hits = [rule.CODE for rule in engine._screen(data, rules, str(path), FIND_PROJECT)[0]]
         screened += bool(hits)
         screened_lines += data.count(b"\n") if hits else 0
         for code in hits:
@@ -234,7 +236,7 @@ def profile(tree: Path, top: int, sample: Optional[int] = None) -> None:
                 stage_time[label] += time.perf_counter() - start
         return run
 
-    engine.rules_that_may_fire = staged("pre-filter: trigger words, Python's parse, screens", engine.rules_that_may_fire)
+    engine._screen = staged("pre-filter: trigger words, Python's parse, screens", engine._screen)
     engine.parse = staged("LibCST parse", engine.parse)
     from autofix.positions import LazyPositions
 

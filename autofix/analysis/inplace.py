@@ -718,10 +718,7 @@ class _Walker:
             target = model.method(target, "forward")
         if not isinstance(target, FunctionSummary) or not target.inplace_params or target.module == caller.module:  # type: ignore[union-attr]
             return None
-        params = list(target.params)
-        if target.class_name is not None and params[:1] == ["self"]:
-            params = params[1:]
-        return {i for i, name in enumerate(params) if name in target.inplace_params}
+        return set(model.written_positions(target))
 
     def _module_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         return self.a.module_forward(call, self.scope.cls)

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import ast
 import warnings
-from typing import FrozenSet, Optional, Union
+from typing import Any, FrozenSet, Optional, Tuple, Union
 
 from autofix.model.nodes import ModuleNodes, nodes_of
 from autofix.model.vocabulary import BACKWARD_CALLS, DIFFERENTIATING_CALLS
 
-__all__ = ["ModuleNodes", "nodes_of", "parse_python", "calls_backward", "may_backpropagate", "forward_writes_self"]
+__all__ = [
+    "ModuleNodes", "nodes_of", "parse_python", "calls_backward", "may_backpropagate", "forward_writes_self",
+    "set_origin", "origin",
+]
 
 
 def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
@@ -40,6 +43,17 @@ def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
             return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
         return None
+
+
+def set_origin(tree: ast.Module, path: str, project: Any) -> None:
+    """Say where ``tree`` was read from: a screen may then ask the program model about the names
+    it imports from its project (``project``: a Project, None for a file alone, or FIND_PROJECT)."""
+    tree._autofix_origin = (path, project)  # type: ignore[attr-defined]
+
+
+def origin(tree: ast.Module) -> Optional[Tuple[str, Any]]:
+    """``(path, project setting)`` given to :func:`set_origin`; None when the tree's file is unknown."""
+    return getattr(tree, "_autofix_origin", None)
 
 
 # --------------------------------------------------------------------------- backward

@@ -43,7 +43,7 @@ from autofix.model.vocabulary import (
     is_optimizer_constructor,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
-from autofix.model.writes import InplaceWrite, module_writes
+from autofix.model.writes import InplaceWrite, forward_outputs, module_writes
 
 WRAPPERS = ACCELERATORS | FABRICS
 
@@ -375,8 +375,12 @@ class ModuleSummary:
 # --------------------------------------------------------------------------- building
 
 
-def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None) -> ModuleSummary:
-    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``)."""
+def summarize(
+    tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None, writes: bool = True
+) -> ModuleSummary:
+    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``);
+    ``writes=False`` leaves out each function's in-place facts (``inplace_writes``), which only the
+    module being checked needs (forwards' ``returned_outputs`` are always there)."""
     summary = ModuleSummary(name, path)
     if package is None:
         package = name.rpartition(".")[0]
@@ -393,7 +397,13 @@ def summarize(tree: ast.Module, name: str = "", path: str = "", package: Optiona
         ".on" in d for f in summary.functions.values() for d in f.decorators
     ):
         _loop_wiring(tree, summary)
-    _attach_inplace_writes(tree, summary)
+    if writes:
+        _attach_inplace_writes(tree, summary)
+    else:
+        for (qualname, line), outputs in forward_outputs(tree).items():
+            function = summary.functions.get(qualname)
+            if function is not None and function.line == line:
+                function.returned_outputs = outputs
     return summary
 
 
@@ -406,6 +416,14 @@ def _attach_inplace_writes(tree: ast.Module, summary: ModuleSummary) -> None:
             function.inplace_writes = scope.writes
             if scope.forward:
                 function.returned_outputs = writes.returned(index)
+
+
+def summarize_imports(tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None) -> ModuleSummary:
+    """A summary holding only the module's imports: enough to resolve the names it imports (a
+    screen asks what an imported helper does without summarising the module itself)."""
+    summary = ModuleSummary(name, path)
+    _collect_imports(tree, summary, name.rpartition(".")[0] if package is None else package)
+    return summary
 
 
 def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
@@ -106,12 +106,22 @@ class ScopeWrites:
     writes: Tuple[InplaceWrite, ...]
 
 
-def module_writes(tree: ast.Module) -> "ModuleWrites":
-    """The in-place facts of ``tree``'s scopes, each read on first demand (kept on the tree)."""
-    found = getattr(tree, "_autofix_writes", None)
+#: For a call of a helper of another project file: the positions of the arguments it writes in
+#: place (the program model's answer, empty when it writes none), or None when that is not known.
+HelperWrites = Callable[[ast.Call], Optional[FrozenSet[int]]]
+
+
+def module_writes(tree: ast.Module, helpers: Optional[HelperWrites] = None) -> "ModuleWrites":
+    """The in-place facts of ``tree``'s scopes, each read on first demand (kept on the tree).
+
+    Without ``helpers`` a call of a helper imported from the project may write any argument it is
+    passed; with them (the screen, when it knows the project) only those the helper does write.
+    """
+    attribute = "_autofix_writes" if helpers is None else "_autofix_writes_in_project"
+    found = getattr(tree, attribute, None)
     if found is None:
-        found = ModuleWrites(tree)
-        tree._autofix_writes = found  # type: ignore[attr-defined]
+        found = ModuleWrites(tree, helpers)
+        setattr(tree, attribute, found)
     return found
 
 
@@ -149,8 +159,9 @@ _NOTHING: FrozenSet[str] = frozenset()
 class ModuleWrites:
     """A module's scopes (its methods, functions and own body) and, read on demand, their in-place facts."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, helpers: Optional[HelperWrites] = None) -> None:
         self.tree = tree
+        self.helpers = helpers
         self.nodes = nodes = nodes_of(tree)
         self.functions: Dict[str, FunctionAst] = {}
         #: (id of class, method name) -> method
@@ -357,7 +368,7 @@ class ModuleWrites:
         scope, _, _ = self.scopes[index]
         if isinstance(scope, ast.Module):
             return ()
-        return returned_outputs(scope, self.torch_modules | {"F"} | {n for n, q in self.imported_as.items()})
+        return returned_outputs(scope, _torch_names(self.nodes.imports))
 
     def _raw(self, index: int) -> ScopeWrites:
         found = self._raws.get(index)
@@ -516,8 +527,10 @@ class ModuleWrites:
             return frozenset({VIEW})
         if not isinstance(value, ast.Call):
             return _NOTHING
-        if any(k.arg in ("requires_grad", None) for k in value.keywords):
-            return frozenset({LEAF})  # ``torch.zeros(..., requires_grad=True)``
+        if any(k.arg == "requires_grad" for k in value.keywords):
+            # ``torch.zeros(..., requires_grad=True)``; the analysis takes a leaf only from that keyword
+            # spelled out, never from ``**kwargs`` (``self.loss_function(logits, labels, **kwargs)``)
+            return frozenset({LEAF})
         func = value.func
         last = _last_name(func)
         if last == "Parameter":
@@ -598,8 +611,14 @@ class ModuleWrites:
         if _head(func) in self.project_names | self.project_modules and not (
             isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS
         ):
-            # a helper of another project file (``helper(x)``, ``utils.helper(x)``) may write any argument
-            yield from ((arg.id, "call") for arg in call.args if isinstance(arg, ast.Name))
+            # a helper of another project file (``helper(x)``, ``utils.helper(x)``) may write any argument,
+            # unless the program model says which it does
+            written = self.helpers(call) if self.helpers is not None else None
+            yield from (
+                (arg.id, "call")
+                for position, arg in enumerate(call.args)
+                if isinstance(arg, ast.Name) and (written is None or position in written)
+            )
         if isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS:
             receiver = func.value
             while (
@@ -783,6 +802,48 @@ def _stored_names(target: ast.AST) -> List[str]:
 
 
 # --------------------------------------------------------------------------- what a function returns
+
+
+def forward_outputs(tree: ast.Module) -> Dict[Tuple[str, int], Tuple[str, ...]]:
+    """:func:`returned_outputs` of every ``forward`` method (of a class at any depth), by
+    ``(qualname, line)`` as :meth:`ModuleWrites.returned` gives them, without reading the module's
+    in-place facts (a summary of a file the checked one imports needs only these)."""
+    imports: List[Union[ast.Import, ast.ImportFrom]] = []
+    forwards: List[Tuple[str, FunctionAst]] = []
+    # Imports and classes are statements: only statement lists are walked, never expressions.
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.append(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            forwards.extend(
+                (f"{stmt.name}.{item.name}", item)
+                for item in stmt.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "forward"
+            )
+        for name in stmt._fields:
+            value = getattr(stmt, name, None)
+            if isinstance(value, list):
+                for child in value:
+                    if isinstance(child, ast.stmt):
+                        stack.append(child)
+                    elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                        stack.extend(child.body)
+    torch_names = _torch_names(imports)
+    return {(qualname, func.lineno): returned_outputs(func, torch_names) for qualname, func in forwards}
+
+
+def _torch_names(imports: List[Union[ast.Import, ast.ImportFrom]]) -> Set[str]:
+    """Names an op of torch may be called through: ``torch`` and its aliases, ``F``, and any name
+    imported under another name (``from torch import sigmoid as squash``)."""
+    names = {"torch", "F"}
+    for node in imports:
+        if isinstance(node, ast.Import):
+            names.update(alias.asname for alias in node.names if alias.name == "torch" and alias.asname)
+        else:
+            names.update(alias.asname for alias in node.names if alias.asname)
+    return names
 
 
 def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...]:
