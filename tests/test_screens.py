@@ -353,3 +353,27 @@ def test_every_reason_for_an_inplace_finding_passes_the_screen(name):
     assert registry.get_rule("AF103").may_fire_in(parse_python(source))
     result = api.fix_source(source, f"{name}.py", Options(select=("AF103",), unsafe_fixes=True))
     assert [f.code for f in result.findings] == ["AF103"]
+
+
+def test_the_inplace_screen_asks_the_project_what_an_imported_helper_writes(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(
+        "def rescale(x, m):\n    return x * m\n\n\ndef zero_masked(x, m):\n    x[m] = 0\n    return x\n"
+    )
+    net = (
+        "import torch\nfrom torch import nn\nfrom helpers import {name}\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        p = torch.softmax(x, -1)\n        return {name}(p, x > 0)\n"
+    )
+    rule = registry.get_rule("AF103")
+    for name, writes in (("rescale", False), ("zero_masked", True)):
+        path = tmp_path / f"net_{name}.py"
+        path.write_text(net.format(name=name))
+        source = path.read_bytes()
+        tree = parse_python(source)
+        assert tree is not None
+        set_origin(tree, str(path), FIND_PROJECT)
+        assert rule.may_fire_in(tree) is writes, name
+        # Without the file's path the screen cannot ask: any argument may be written.
+        assert rule.may_fire_in(parse_python(source)), name
+        found = engine.check_source(source, str(path), [rule], ALL).findings
+        assert [f.line for f in found] == ([9] if writes else []), name
