@@ -38,7 +38,7 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tup
 
 import libcst as cst
 
-from autofix.analysis import dataflow, loops
+from autofix.analysis import dataflow, loops, module_state
 from autofix.analysis.names import children, dotted_name, keyword, method_call
 from autofix.analysis.screen import nodes_of
 from autofix.analysis.steps import (
@@ -213,6 +213,13 @@ class _Analysis:
         for loop in loops:
             if body.carried_into(loop, component, tensor) or body.from_before(loop, component):
                 return verdict
+        qualname = next((f.qualname for f in dataflow.graph_flows(self.context) if f.scope is scope), "")
+        for loop in reversed(loops):
+            # A module the loop calls keeps its own graph state across calls (in this file or another).
+            stateful = module_state.unreset_calls(self.context, loop, qualname, strict=True)
+            if stateful:
+                names = tuple(sorted(f"{s.instance}.{path}" for s in stateful for path in s.state))
+                return Retained(call, flag, CARRIED, tensor, loop, names)
         graph_attributes = self.context.fact("retain.graph_attributes", lambda: _graph_attributes(self.context.module))
         graph_globals = self.context.fact("retain.graph_globals", lambda: _graph_globals(self.context.module))
         for name in component.foreign:

@@ -307,6 +307,7 @@ class ModuleModel:
         self._returns_memo: Dict[int, Returns] = {}
         self._mro_memo: Dict[int, List[ClassSummary]] = {}
         self._framework_memo: Dict[int, Framework] = {}
+        self._carried_memo: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
 
@@ -607,6 +608,79 @@ class ModuleModel:
 
     def is_module_class(self, cls: ClassSummary) -> bool:
         return self.framework(cls) in (Framework.MODULE, Framework.LIGHTNING)
+
+    def carried_state(self, cls: ClassSummary) -> Dict[str, Tuple[str, ...]]:
+        """State a module instance of ``cls`` carries from one call into the next.
+
+        Path from the instance (``weight``, ``recurrent.weight`` for a submodule's
+        state) → the methods of the owning class that re-create it (``reset_state``,
+        ``reinitialize_weight``; empty when none does). A forward that rebuilds
+        an attribute from its previous value (:mod:`autofix.model.self_state`)
+        carries it, unless the attribute only ever holds numbers or flags.
+        Submodules built from project classes, in this file or another, are followed.
+        """
+        if id(cls) not in self._carried_memo:
+            self._carried_memo[id(cls)] = self._carried_state(cls, set())
+        return self._carried_memo[id(cls)]
+
+    def _carried_state(self, cls: ClassSummary, visiting: Set[int]) -> Dict[str, Tuple[str, ...]]:
+        if id(cls) in visiting or len(visiting) > _MAX_DEPTH or not self.is_module_class(cls):
+            return {}
+        visiting.add(id(cls))
+        found: Dict[str, Tuple[str, ...]] = {}
+        ancestry = self.mro(cls)
+        forward = self.method(cls, "forward")
+        for attr in sorted(forward.carried_self if forward is not None else ()):
+            attribute = self.attribute(cls, attr)
+            kinds = attribute.kinds if attribute is not None else set()
+            if kinds & {AttrKind.NUMBER, AttrKind.OTHER, AttrKind.MODULE, AttrKind.PARAMETER, AttrKind.CALLABLE}:
+                continue
+            found[attr] = tuple(sorted({
+                name for current in ancestry for name, method in current.methods.items()
+                if name not in ("__init__", "forward") and attr in method.self_writes
+            }))
+        seen: Set[str] = set()
+        for current in ancestry:
+            for name in current.attributes:
+                if name in seen:
+                    continue
+                seen.add(name)
+                attribute = self.attribute(cls, name)
+                constructor = attribute.constructor if attribute is not None else None
+                if not constructor or constructor.startswith("torch."):
+                    continue
+                block = self._class_model(current).resolve_qualified_or_local(constructor)
+                if block is None:
+                    continue
+                inner = self._class_model(block)._carried_state(block, visiting)
+                found.update({f"{name}.{path}": resetters for path, resetters in inner.items()})
+        visiting.discard(id(cls))
+        return found
+
+    def instance_class(self, caller: FunctionSummary, spelled: str) -> Optional[ClassSummary]:
+        """The project class of the object a name spelled ``spelled`` holds inside ``caller``.
+
+        ``model`` where ``model = Net(…)`` (in ``caller`` or at module level, also
+        ``Net(…).to(device)``), ``self.net`` built in the class's ``__init__``, and
+        attributes of those (``model.encoder``). None when it cannot be told.
+        """
+        head, _, rest = spelled.partition(".")
+        owner: Optional[ClassSummary] = None
+        body = self.summary.functions.get(MODULE_BODY)
+        if caller.class_name is not None and caller.params and head == caller.params[0]:
+            owner = self.class_of(caller)
+        elif head in caller.local_constructors:
+            owner = self.resolve_qualified_or_local(caller.local_constructors[head])
+        elif body is not None and head in body.local_constructors and head not in caller.params:
+            owner = self.resolve_qualified_or_local(body.local_constructors[head])
+        for part in rest.split(".") if rest else ():
+            if owner is None:
+                return None
+            attribute = self.attribute(owner, part)
+            if attribute is None or not attribute.constructor:
+                return None
+            owner = self._class_model(owner).resolve_qualified_or_local(attribute.constructor)
+        return owner
 
     # ------------------------------------------------------------------ functions and loops
 

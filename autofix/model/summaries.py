@@ -43,6 +43,7 @@ from autofix.model.vocabulary import (
     is_optimizer_constructor,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
+from autofix.model.self_state import carried_attributes
 from autofix.model.writes import InplaceWrite, forward_outputs, module_writes
 
 WRAPPERS = ACCELERATORS | FABRICS
@@ -71,6 +72,12 @@ class Kind(enum.Enum):
     #: a string, a bool, a class, a callable: no tensor at all
     OTHER = "other"
     UNKNOWN = "unknown"
+
+
+#: what a value that cannot hold a graph is (a number, ``None``, a fresh or detached tensor)
+_GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR})
+#: ``nn.Module`` methods that return the module itself (``model = Net().to(device)``)
+_RETURNS_SELF = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"})
 
 
 @dataclass(frozen=True)
@@ -252,6 +259,9 @@ class FunctionSummary:
     #: every ``return`` gives a local the function back-propagated without ``retain_graph``
     #: (``loss.backward(); ...; return loss``): the caller gets a tensor whose graph is freed
     returns_backpropagated: bool = False
+    #: for a ``forward``: the ``self`` attributes it rebuilds from their value of the previous call
+    #: (``out, self.h = self.rnn(x, self.h)``; :mod:`autofix.model.self_state`)
+    carried_self: FrozenSet[str] = frozenset()
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -777,6 +787,10 @@ class _FunctionReader:
         self.summary.returns_backpropagated = bool(returns) and all(
             isinstance(v, ast.Name) and v.id in freed for v in returns
         )
+        if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
+            self.summary.carried_self = carried_attributes(
+                self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
+            )
         return self.summary
 
     def _detaching(self, value: ast.expr) -> bool:
@@ -1064,6 +1078,12 @@ class _FunctionReader:
                 self.optimizers.update(e.id for e in target.elts if isinstance(e, ast.Name))
 
     def _note_constructor(self, value: ast.expr, targets: List[ast.expr]) -> None:
+        # ``Net(...).to(device)``: the module methods that hand the object back keep its class.
+        while (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _RETURNS_SELF and isinstance(value.func.value, ast.Call)
+        ):
+            value = value.func.value
         spelled = dotted(value.func) if isinstance(value, ast.Call) else None
         element = self._element_constructor(value)
         for target in targets:

@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from autofix.analysis import loops, screen
+from autofix.analysis import loops, module_state, screen
 from autofix.analysis.dataflow import (
     STATEFUL_CALLS,
     GRAPH,
@@ -161,6 +161,17 @@ class CarriedState(Rule):
         "so when a training loop (not in this file) back-propagates each output, the next backward() "
         "reaches the freed graph; detach it as forward starts (truncated BPTT)"
     )
+    STATEFUL_MESSAGE = (
+        "`{instance}` (`{cls}`) keeps `{path}` from one call to the next, built from the previous call's graph, "
+        "and leaves re-creating it to its caller; this loop never does, so {effect} "
+        "(no fix: call {reset} or detach `{full}` once per iteration)"
+    )
+    STATEFUL_FREED = "from the second iteration on, backward() reaches the graph the previous backward() freed"
+    STATEFUL_RETAINED = (
+        "each backward() walks back through every earlier iteration's graph, which retain_graph=True keeps: "
+        "once optimizer.step() has updated the weights in place that walk fails, and without a step time "
+        "and memory grow with every iteration"
+    )
     # ``forward``: a module keeping state across calls is reported in its own file (its loop elsewhere).
     TRIGGERS = ("backward", "forward", "training_step")
     FIXES = (Applicability.SAFE, Applicability.UNSAFE)
@@ -179,11 +190,32 @@ class CarriedState(Rule):
                 self._report_loop(flow, facts, loop, names, maybe_none)
             self._report_init_graphs(flow)
             self._report_method_parameter_state(flow)
+            self._report_stateful_instances(flow)
         # Without a backward here, the module is trained elsewhere (another file of the project).
         elsewhere = not any(flow.backwards for flow in flows)
         for flow in flows:
             if isinstance(flow.scope, cst.FunctionDef) and keeps_state_on_self(flow.scope) and self._in_module(flow):
                 self._report_module_state(flow, flows, facts, maybe_none, elsewhere)
+
+    def _report_stateful_instances(self, flow: GraphFlow) -> None:
+        """A loop that back-propagates and calls a module whose state (kept on the module, in
+        this file or another) the module leaves to its caller to re-create, while the loop never
+        does: the module's own file is silent because it offers a reset, so the caller is told."""
+        reported: Set[Tuple[str, str]] = set()
+        for backward in flow.backwards.values():
+            for loop in flow.loops_of(backward.loops):
+                for stateful in module_state.unreset_calls(self.context, loop, flow.qualname, strict=False):
+                    for path, resetters in sorted(stateful.state.items()):
+                        full = f"{stateful.instance}.{path}"
+                        if not resetters or (stateful.instance, path) in reported:
+                            continue
+                        reported.add((stateful.instance, path))
+                        owner = full.rpartition(".")[0]
+                        effect = self.STATEFUL_RETAINED if backward.retain_graph else self.STATEFUL_FREED
+                        self.report(stateful.call, self.STATEFUL_MESSAGE.format(
+                            instance=stateful.instance, cls=stateful.cls.name, path=path, effect=effect,
+                            reset=f"`{owner}.{resetters[0]}()`", full=full,
+                        ))
 
     def _report_init_graphs(self, flow: GraphFlow) -> None:
         """An attribute built from parameters in ``__init__`` that a backward inside a loop goes through."""

@@ -1,0 +1,149 @@
+"""Which attributes a ``forward`` carries from one call into the next (ast only).
+
+``out, self.hidden = self.rnn(x, self.hidden)`` rebuilds ``self.hidden`` from
+the value the previous call left there: when that value holds a graph, every
+call's output depends on the graph of every earlier call, and a training loop
+that back-propagates once per iteration reaches, from the second iteration on,
+a graph the previous ``backward()`` already freed. The same holds when the old
+value reaches the new one through locals (``h = self.h; h = cell(x, h);
+self.h = h``).
+
+An attribute is *not* carried when, on every path to the read, this call has
+already rebuilt it (``if self.h is None: self.h = init`` only covers one path,
+so it does not count), when the read is cut (``self.h.detach()``, ``.data``,
+``.item()``), when the rebuilding runs under ``torch.no_grad()``, or when the
+new value is plainly no graph (a number, ``None``, a fresh or detached tensor).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set
+
+#: method names whose result holds none of its receiver's graph
+_CUTTING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy", "size", "dim", "numel"})
+#: builtins whose result is a Python value
+_CUTTING_CALLS = frozenset({"float", "int", "bool", "len", "str", "isinstance", "hasattr", "getattr"})
+
+
+def carried_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str,
+                       is_graphless: Callable[[ast.expr], bool]) -> FrozenSet[str]:
+    """The ``self`` attributes ``function`` reassigns from their value of the previous call.
+
+    ``is_graphless`` tells a value that cannot hold a graph (a number, ``None``,
+    a factory or detached tensor), as the caller's summary knows it.
+    """
+    walker = _Walker(self_name, is_graphless)
+    walker.block(function.body, set(), {}, grad=True)
+    return frozenset(walker.carried)
+
+
+class _Walker:
+    def __init__(self, self_name: str, is_graphless: Callable[[ast.expr], bool]) -> None:
+        self.self_name = self_name
+        self.is_graphless = is_graphless
+        self.carried: Set[str] = set()
+
+    def block(self, statements: Iterable[ast.stmt], fresh: Set[str], derived: Dict[str, Set[str]], grad: bool) -> Set[str]:
+        """Walk ``statements``; ``fresh``: attributes this call already rebuilt on every path so far;
+        ``derived``: local name → the attributes of the previous call its value comes from."""
+        for statement in statements:
+            fresh = self.statement(statement, fresh, derived, grad)
+        return fresh
+
+    def statement(self, node: ast.stmt, fresh: Set[str], derived: Dict[str, Set[str]], grad: bool) -> Set[str]:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return fresh
+        if isinstance(node, ast.If):
+            taken = self.block(node.body, set(fresh), derived, grad)
+            other = self.block(node.orelse, set(fresh), derived, grad)
+            return taken & other
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            # The body may not run: what it rebuilds is not rebuilt on every path.
+            self.block(node.body, set(fresh), derived, grad)
+            self.block(node.orelse, set(fresh), derived, grad)
+            return fresh
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            stops = any(_disables_grad(item.context_expr) for item in node.items)
+            return self.block(node.body, fresh, derived, grad and not stops)
+        if isinstance(node, ast.Try):
+            after = self.block(node.body, set(fresh), derived, grad)
+            for handler in node.handlers:
+                after &= self.block(handler.body, set(fresh), derived, grad)
+            after = self.block(node.orelse, after, derived, grad)
+            return self.block(node.finalbody, after, derived, grad)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            if node.value is None:
+                return fresh
+            targets: List[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+            reads: Set[str] = set()
+            if grad and not self.is_graphless(node.value):
+                reads = self.reads(node.value, fresh, derived)
+                if isinstance(node, ast.AugAssign):
+                    reads |= self.reads(node.target, fresh, derived)
+            for target in targets:
+                for part in _target_parts(target):
+                    if isinstance(part, ast.Name):
+                        derived[part.id] = set(reads)
+                    elif self._self_attribute(part):
+                        assert isinstance(part, ast.Attribute)
+                        if part.attr in reads:
+                            self.carried.add(part.attr)
+                        fresh = fresh | {part.attr}
+            return fresh
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            # ``self.h.detach_()``: cut in place for the rest of the call.
+            if isinstance(func, ast.Attribute) and func.attr == "detach_" and self._self_attribute(func.value):
+                assert isinstance(func.value, ast.Attribute)
+                return fresh | {func.value.attr}
+        return fresh
+
+    def reads(self, expr: ast.expr, fresh: Set[str], derived: Dict[str, Set[str]]) -> Set[str]:
+        """Attributes of the previous call whose graph the value of ``expr`` may hold."""
+        found: Set[str] = set()
+        stack: List[ast.AST] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
+                    continue
+                if isinstance(func, ast.Name) and func.id in _CUTTING_CALLS:
+                    continue
+            elif isinstance(node, ast.Attribute):
+                if node.attr == "data" or node.attr == "shape":
+                    continue
+                if self._self_attribute(node) and isinstance(node.ctx, ast.Load):
+                    if node.attr not in fresh:
+                        found.add(node.attr)
+                    continue
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                found |= derived.get(node.id, set())
+            elif isinstance(node, (ast.Compare, ast.Lambda)):
+                # ``self.h is None`` and friends test the old value, they do not pass it on.
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+        return found
+
+    def _self_attribute(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name
+
+
+def _target_parts(target: ast.expr) -> Iterable[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_parts(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_parts(target.value)
+    else:
+        yield target
+
+
+def _disables_grad(expr: ast.expr) -> bool:
+    call: Optional[ast.expr] = expr.func if isinstance(expr, ast.Call) else expr
+    while isinstance(call, ast.Attribute):
+        if call.attr in ("no_grad", "inference_mode"):
+            return True
+        call = call.value
+    return isinstance(call, ast.Name) and call.id in ("no_grad", "inference_mode")
