@@ -831,3 +831,91 @@ def test_mutually_recursive_returns_terminate():
     )
     assert model.returns(model.function("even")).kinds == {Kind.UNKNOWN}
     assert model.returns(model.function("outer")).kinds == {Kind.NUMBER}
+
+
+# --------------------------------------------------------------------------- state a module carries across calls
+
+
+def _carried(code: str) -> frozenset:
+    model = alone(code)
+    forward = model.function("Net.forward")
+    assert forward is not None
+    return forward.carried_self
+
+
+def test_forward_rebuilding_an_attribute_from_its_old_value_carries_it():
+    assert _carried(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                if self.h is None:
+                    self.h = self.cell(x, self.h0)
+                else:
+                    self.h = self.cell(x, self.h)
+                h = self.mem
+                h = self.cell(x, h)
+                self.mem = h
+                self.steps += 1
+                return self.h
+        """
+    ) == {"h", "mem"}
+
+
+def test_forward_cutting_or_rebuilding_first_carries_nothing():
+    assert _carried(
+        """
+        import torch, torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                self.a = self.cell(x, self.a.detach())
+                self.b = torch.zeros(3)
+                self.b = self.cell(x, self.b)
+                self.c.detach_()
+                self.c = self.cell(x, self.c)
+                with torch.no_grad():
+                    self.d = self.d * 0.9 + x.mean()
+                self.e = self.e.data + x
+                return x
+        """
+    ) == frozenset()
+
+
+def test_carried_state_follows_submodules_into_other_files(tmp_path):
+    write(tmp_path, {
+        ".git/HEAD": "",
+        "pkg/__init__.py": "from .layers import Evolving\n",
+        "pkg/layers.py": """
+            import torch.nn as nn
+            class Evolving(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.w = None
+                    self.count = 0
+                def reset(self):
+                    self.w = None
+                def forward(self, x):
+                    self.w = x if self.w is None else self.gru(self.w, self.w)
+                    self.count = self.count + 1
+                    return x @ self.w
+            """,
+        "train.py": """
+            import torch.nn as nn
+            from pkg import Evolving
+            class Wrapper(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = Evolving()
+                def forward(self, x):
+                    return self.inner(x)
+            model = Wrapper().to("cpu")
+            """,
+    })
+    model = model_of(tmp_path, "train.py")
+    body = model.function("<module>")
+    assert body is not None
+    wrapper = model.instance_class(body, "model")
+    assert wrapper is not None and wrapper.name == "Wrapper"
+    assert model.carried_state(wrapper) == {"inner.w": ("reset",)}
+    inner = model.instance_class(body, "model.inner")
+    assert inner is not None and inner.name == "Evolving"
