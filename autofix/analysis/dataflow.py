@@ -990,9 +990,10 @@ class GraphFlow:
     def _assign(self, name: str, value: Val, state: State, stmt: cst.CSTNode) -> None:
         if self._nograd:
             value = Val(kinds=value.kinds)
-        elif name in self._backward_names and value.level < GRAPH:
-            # ``.backward()`` is called on it: it holds a graph whatever we inferred.
-            value = Val(GRAPH, value.labels, value.kinds)
+        elif name in self._backward_names and (value.level < GRAPH or not any(label[0] == "src" for label in value.labels)):
+            # ``.backward()`` is called on it: it holds a graph whatever we inferred, and when no
+            # source of it is known, this assignment stands for one (what is derived from it shares it).
+            value = Val(GRAPH, value.labels | {("src", stmt)}, value.kinds)
         if name in self._backward_names and not self._nograd:
             # ... and it is a tensor: nothing else has ``backward()``.
             value = Val(value.level, value.labels, _TENSOR_KIND)
@@ -1362,8 +1363,16 @@ class GraphFlow:
             spelled = f"{owner}[].{func.attr.value}" if owner is not None else None
         if spelled is None:
             return None
-        found = self.context.model.callee(caller, spelled)
-        return found if isinstance(found, FunctionSummary) else None
+        model = self.context.model
+        found = model.callee(caller, spelled)
+        if isinstance(found, FunctionSummary):
+            return found
+        # An object of a project class that is called (``self.loss_fn(pred, y)``): its ``__call__``;
+        # a module's call is its forward, handled as a module call.
+        instance = model.instance_class(caller, spelled)
+        if instance is not None and not model.is_module_class(instance):
+            return model.method(instance, "__call__")
+        return None
 
     def _library_function(self, receiver: Optional[str]) -> bool:
         """``random.sample(xs, k)``: a function of an imported library module, not a tensor's method."""

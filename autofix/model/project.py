@@ -670,17 +670,44 @@ class ModuleModel:
         if caller.class_name is not None and caller.params and head == caller.params[0]:
             owner = self.class_of(caller)
         elif head in caller.local_constructors:
-            owner = self.resolve_qualified_or_local(caller.local_constructors[head])
+            owner = self.constructed_class(caller.local_constructors[head])
         elif body is not None and head in body.local_constructors and head not in caller.params:
-            owner = self.resolve_qualified_or_local(body.local_constructors[head])
+            owner = self.constructed_class(body.local_constructors[head])
         for part in rest.split(".") if rest else ():
             if owner is None:
                 return None
             attribute = self.attribute(owner, part)
             if attribute is None or not attribute.constructor:
                 return None
-            owner = self._class_model(owner).resolve_qualified_or_local(attribute.constructor)
+            owner = self._class_model(owner).constructed_class(attribute.constructor)
         return owner
+
+    def constructed_class(self, constructor: str) -> Optional[ClassSummary]:
+        """The project class an object built by calling ``constructor`` (qualified) is an instance of:
+        the class itself, or what a factory function of the project returns (``create_loss(cfg)``)."""
+        found = self.resolve_qualified_or_local(constructor)
+        if found is not None:
+            return found
+        name = self.summary.name
+        local = constructor[len(name) + 1:] if name and constructor.startswith(name + ".") else constructor
+        factory: Optional[Definition] = self.summary.functions.get(local)
+        if factory is None:
+            factory = self.resolve_qualified(constructor)
+        if not isinstance(factory, FunctionSummary) or factory.class_name is not None or not factory.returned_constructor:
+            return None
+        model = self if factory.module == self.summary.name else self._module_model(factory.module)
+        return model.resolve_qualified_or_local(factory.returned_constructor) if model is not None else None
+
+    def _module_model(self, module_name: str) -> Optional["ModuleModel"]:
+        """The model of another project module, by dotted name (memoised like :meth:`_class_model`)."""
+        model = self._models.get(module_name)
+        if model is None:
+            summary = self._module(module_name)
+            if summary is None:
+                return None
+            model = ModuleModel(summary, self.project, Path(summary.path))
+            self._models[module_name] = model
+        return model
 
     # ------------------------------------------------------------------ functions and loops
 

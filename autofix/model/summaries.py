@@ -262,6 +262,9 @@ class FunctionSummary:
     #: for a ``forward``: the ``self`` attributes it rebuilds from their value of the previous call
     #: (``out, self.h = self.rnn(x, self.h)``; :mod:`autofix.model.self_state`)
     carried_self: FrozenSet[str] = frozenset()
+    #: a factory: every ``return`` hands back an object built by this (qualified) constructor
+    #: (``return DualLoss(cfg)``, ``loss_fn = DualLoss(cfg); return loss_fn``)
+    returned_constructor: Optional[str] = None
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -787,11 +790,26 @@ class _FunctionReader:
         self.summary.returns_backpropagated = bool(returns) and all(
             isinstance(v, ast.Name) and v.id in freed for v in returns
         )
+        self.summary.returned_constructor = self._returned_constructor(returns)
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
             )
         return self.summary
+
+    def _returned_constructor(self, returns: List[ast.expr]) -> Optional[str]:
+        found: Set[Optional[str]] = set()
+        for value in returns:
+            if isinstance(value, ast.Call):
+                spelled = dotted(value.func)
+                found.add(self.module.qualify(spelled) if spelled else None)
+            elif isinstance(value, ast.Name):
+                found.add(self.summary.local_constructors.get(value.id))
+            else:
+                found.add(None)
+        constructor = found.pop() if len(found) == 1 else None
+        # Only a class by its name (``Net``, ``losses.DualLoss``), not ``torch.zeros`` or a method call.
+        return constructor if constructor and constructor.rsplit(".", 1)[-1][:1].isupper() else None
 
     def _detaching(self, value: ast.expr) -> bool:
         """Does this returned expression detach what it returns?"""

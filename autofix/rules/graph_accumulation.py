@@ -168,8 +168,11 @@ class GraphAccumulation(Rule):
         training = [b for b in _backwards(flow) if loop in b.loops]
         if not training:
             return False
-        # Only values that carry a graph, and not totals of totals (the root is reported).
-        if acc.value.level < GRAPH or any(label[0] in ("acc", "unproven") for label in acc.value.labels):
+        # Only values that carry a graph, and not totals of totals (the root is reported). A value
+        # rebuilt from itself within one iteration (``loss = loss + reg``, ``loss += aux``) is no total.
+        if acc.value.level < GRAPH or any(
+            label[0] == "unproven" or label[0] == "acc" and self._is_total(flow, label[1]) for label in acc.value.labels
+        ):
             return False
         if acc.value.graph_is_assumed:
             return False
@@ -186,6 +189,13 @@ class GraphAccumulation(Rule):
         if escapes and not self._graph_freed(training, acc):
             return False
         return True
+
+    def _is_total(self, flow: GraphFlow, target: str) -> bool:
+        """Some accumulation into ``target`` outlives an iteration of its loop (not reset at its top)."""
+        return any(
+            other.target == target and self._outliving_loop(flow, other) is not None
+            for other in flow.accumulations.values()
+        )
 
     def _replayed(self, flow: GraphFlow, acc: Accumulation, loop: cst.CSTNode, training) -> bool:
         """``buffer.append(x)`` of a graph tensor into a container the loop never empties, while a
