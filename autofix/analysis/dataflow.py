@@ -1331,12 +1331,17 @@ class GraphFlow:
                 self.escaped.update(self._expr(arg, state).labels)
         shapes = self.context.model.returned_shapes(callee)
         kinds = shape_kinds(shapes)
-        if callee.returns_backpropagated and not self._nograd:
-            # The callee back-propagates the tensor it returns (``loss.backward(); return loss``):
-            # a graph of its own, freed by a backward of each call.
-            value = Val(GRAPH, joined.labels | {("src", call)}, _TENSOR_KIND)
-            self.callee_backwards[call] = Backward(call, value, tuple(self._loops), False)
-            return value
+        if not self._nograd and callee.qualname != self.qualname and self.context.model.runs_backward(callee):
+            # A training step of the project (``self.train_step(batch)``), here or through what it
+            # calls: it back-propagates the graph of its own forward, which is what it hands back,
+            # so the call stands for both; a step returning the loss it back-propagated returns a tensor.
+            source = joined.labels | {("src", call)}
+            self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), False)
+            if callee.returns_backpropagated:
+                return Val(GRAPH, source, _TENSOR_KIND)
+            if not any(_may_hold_graph(shape) for shape in shapes):
+                return Val(kinds=kinds)
+            return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
             return Val(kinds=kinds)
         if any(_holds_graph(shape) for shape in shapes):
@@ -1654,11 +1659,9 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
     # Both rules need a backward() in the scope: skip the (costly) analysis of
     # every function that cannot hold one. ``backward`` or ``autograd``
     # spelled anywhere inside (a call, an attribute, a nested def) is enough.
-    # Functions of this file that back-propagate the loss they return (``loss = self.train_step(b)``):
-    # a scope calling one runs a backward too.
-    stepping = {"backward", "autograd"} | {
-        f.name for f in context.model.summary.functions.values() if f.returns_backpropagated
-    }
+    # A scope calling a project function that back-propagates (``loss = self.train_step(b)``) runs a
+    # backward too: ``trains_through_calls`` asks the model.
+    stepping = {"backward", "autograd"}
 
     def may_backpropagate(nodes: Sequence[cst.CSTNode]) -> bool:
         return any(isinstance(n, cst.Name) and n.value in stepping for node in nodes for n in _walk(node))
@@ -1669,11 +1672,18 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
         contract = context.model.loop_contract(summary) if summary is not None else None
         return contract is not None and contract.backward_returned
 
+    model = context.model
+
+    def trains_through_calls(qualname: str) -> bool:
+        # A loop over ``self.train_step(batch)`` back-propagates through the project's step.
+        summary = model.function(qualname)
+        return summary is not None and model.runs_backward(summary)
+
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
     # (scope, its class, the model's qualname of the scope, of its class)
     scopes: List[Tuple[cst.CSTNode, Optional[cst.ClassDef], str, Optional[str]]] = []
-    if may_backpropagate(top):
+    if may_backpropagate(top) or trains_through_calls(MODULE_BODY):
         scopes.append((context.module, None, MODULE_BODY, None))
 
     def visit(statements: Sequence[cst.CSTNode], cls: Optional[cst.ClassDef], prefix: str) -> None:
@@ -1681,7 +1691,11 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
         for stmt in statements:
             if isinstance(stmt, cst.FunctionDef):
                 qualname = prefix + stmt.name.value
-                if may_backpropagate([stmt.body]) or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname))):
+                if (
+                    may_backpropagate([stmt.body])
+                    or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname)))
+                    or trains_through_calls(qualname)
+                ):
                     scopes.append((stmt, cls, qualname, prefix[:-1] if cls is not None else None))
                     visit(loops.block_statements(stmt.body), None, qualname + ".")
             elif isinstance(stmt, cst.ClassDef):

@@ -308,6 +308,7 @@ class ModuleModel:
         self._mro_memo: Dict[int, List[ClassSummary]] = {}
         self._framework_memo: Dict[int, Framework] = {}
         self._carried_memo: Dict[int, Dict[str, Tuple[str, ...]]] = {}
+        self._backward_memo: Dict[int, bool] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
 
@@ -608,6 +609,33 @@ class ModuleModel:
 
     def is_module_class(self, cls: ClassSummary) -> bool:
         return self.framework(cls) in (Framework.MODULE, Framework.LIGHTNING)
+
+    def runs_backward(self, function: FunctionSummary) -> bool:
+        """``function`` calls backward() itself, or through the project functions and methods it calls
+        (``fit()`` looping over ``self.train_step(batch)``, which back-propagates)."""
+        return self._runs_backward(function, set())
+
+    def _runs_backward(self, function: FunctionSummary, visiting: Set[int]) -> bool:
+        if function.backward_calls:
+            return True
+        key = id(function)
+        if key in self._backward_memo:
+            return self._backward_memo[key]
+        if key in visiting or len(visiting) > _MAX_DEPTH:
+            return False
+        visiting.add(key)
+        found = False
+        for spelled in dict.fromkeys(function.calls):
+            callee = self._callee(function, spelled)
+            if callee is None or callee is function:
+                continue
+            model = self if callee.module == self.summary.name else self._module_model(callee.module)
+            if model is not None and model._runs_backward(callee, visiting):
+                found = True
+                break
+        visiting.discard(key)
+        self._backward_memo[key] = found
+        return found
 
     def carried_state(self, cls: ClassSummary) -> Dict[str, Tuple[str, ...]]:
         """State a module instance of ``cls`` carries from one call into the next.
