@@ -855,6 +855,9 @@ class GraphFlow:
             if method == "detach_" and name is not None:
                 self._assign(name, CLEAN, state, line)
                 return
+            # A project object's own method (``tracker.add(losses)``) says itself what it keeps.
+            if method in _ACCUMULATING_METHODS and self._loops and self._method_accumulation(expr, line, state):
+                return
             if method in _ACCUMULATING_METHODS and name is not None and expr.args:
                 added = expr.args[-1].value
                 value = self._expr(added, state)

@@ -465,6 +465,12 @@ class _GraphWalker:
                 return _Value(receiver | args, tensor=receiver_value.tensor and method in _TENSOR_METHODS)
             if not args and _DATA_CALLEE.search(method):
                 return _Value()
+            if isinstance(func.value, cst.Call) or (
+                isinstance(func.value, cst.Attribute) and func.value.attr.value in _CUT_ATTRIBUTES
+            ):
+                # A method of a value computed with no graph (``torch.FloatTensor(n).fill_(1)``,
+                # ``x.data.uniform_()``): no module's parameters, so no forward pass.
+                return _Value(args)
             if not args and isinstance(func.value, cst.Name) and func.value.value != "self" and not self._is_module(func.value.value):
                 # ``parser.parse_args()``, ``timer.elapsed()``: no graph in, and no module's
                 # parameters, so no forward pass whose graph two losses could share.

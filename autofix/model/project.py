@@ -391,7 +391,12 @@ class ModuleModel:
     def _module(self, dotted: str) -> Optional[ModuleSummary]:
         """Project module ``dotted`` as imported from this file (looked up once per model: one check)."""
         if dotted not in self._modules:
-            self._modules[dotted] = self.project.module(dotted, self.path) if self.project is not None else None
+            found = self.project.module(dotted, self.path) if self.project is not None else None
+            self._modules[dotted] = found
+            if found is not None and found.name and found.name != dotted:
+                # A folder without ``__init__.py`` (a namespace package): the file names itself by its
+                # stem, and what it defines is qualified so; look it up under that name too.
+                self._modules.setdefault(found.name, found)
         return self._modules[dotted]
 
     @staticmethod
@@ -838,7 +843,6 @@ class ModuleModel:
         """
         head, _, rest = spelled.partition(".")
         owner: Optional[ClassSummary] = None
-        model: ModuleModel = self
         body = self.summary.functions.get(MODULE_BODY)
         if head.endswith("[]"):
             # ``meters[k].update``: a method of the container's elements.
@@ -881,8 +885,15 @@ class ModuleModel:
             return None
         if not rest:
             return owner
-        model = self._class_model(owner)
-        return model.method(owner, rest) if "." not in rest else None
+        *path, name = rest.split(".")
+        for part in path:
+            # ``metrics.losses_track.update(loss)``: a method of an object the owner holds.
+            attribute = self.attribute(owner, part)
+            inner = self._class_model(owner).constructed_class(attribute.constructor) if attribute and attribute.constructor else None
+            if inner is None:
+                return None
+            owner = inner
+        return self._class_model(owner).method(owner, name)
 
     def self_method_calls(self, function: FunctionSummary, local: bool = False) -> List[FunctionSummary]:
         """The methods of its own class (or project bases; ``local``: bases of this module only) that

@@ -880,11 +880,18 @@ class _FunctionReader:
             ):
                 return set()
             found: Set[str] = set()
-            for arg in [*node.args, *(k.value for k in node.keywords)]:
+            args = [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(func, ast.Attribute) and func.attr in ("get", "pop", "setdefault") and node.args:
+                # ``totals.get(key, 0.0)``: an entry of the mapping; the key brings no graph.
+                args = args[1:]
+            for arg in args:
                 found |= self._taint_of(arg)
             if isinstance(func, ast.Attribute):
                 found |= self._taint_of(func.value)
             return found
+        if isinstance(node, ast.Subscript):
+            # ``x[i]``: an element of ``x``; an index carries no gradient into it.
+            return self._taint_of(node.value)
         if isinstance(node, (ast.Lambda, ast.Constant, ast.JoinedStr, ast.Compare)):
             return set()
         found = set()

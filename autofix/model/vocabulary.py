@@ -113,6 +113,9 @@ TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
         "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "numel", "no_grad", "manual_seed",
         "multinomial", "bernoulli", "normal", "device", "Size", "get_rng_state", "is_tensor",
         "count_nonzero", "nonzero", "sign", "bucketize", "searchsorted", "unique",
+        # legacy typed constructors: ``torch.FloatTensor(n).fill_(1)`` is data
+        "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+        "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
     }
 )
 
