@@ -31,7 +31,6 @@ from autofix.model.inplace_ops import (
 )
 from autofix.analysis.index import module_index
 from autofix.analysis.steps import class_summary
-from autofix.model.summaries import ClassSummary, FunctionSummary
 from autofix.model.vocabulary import (
     FACTORIES,
     FRESH_METHODS,
@@ -713,12 +712,10 @@ class _Walker:
         else:
             qualname = f"{self.scope.cls.name.value}.{node.name.value}" if self.scope.cls is not None else node.name.value
         caller = model.function(qualname)
-        target = model.callee(caller, spelled) if caller is not None else None
-        if isinstance(target, ClassSummary):
-            target = model.method(target, "forward")
-        if not isinstance(target, FunctionSummary) or not target.inplace_params or target.module == caller.module:  # type: ignore[union-attr]
+        if caller is None:
             return None
-        return set(model.written_positions(target))
+        written = model.call_writes(model.callee(caller, spelled), caller.module)
+        return set(written) if written else None
 
     def _module_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         return self.a.module_forward(call, self.scope.cls)

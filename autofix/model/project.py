@@ -598,19 +598,23 @@ class ModuleModel:
             params = params[1:]
         return frozenset(i for i, name in enumerate(params) if name in function.inplace_params)
 
+    def call_writes(self, target: Optional[Definition], caller_module: str) -> FrozenSet[int]:
+        """Positions of the arguments a call of ``target`` writes in place, when it is a function
+        (or a module class, whose ``forward`` runs) of a project module other than ``caller_module``;
+        empty otherwise (what this module defines, the rules read in this module itself)."""
+        if isinstance(target, ClassSummary):
+            target = self.method(target, "forward")
+        if not isinstance(target, FunctionSummary) or not target.inplace_params or target.module == caller_module:
+            return frozenset()
+        return self.written_positions(target)
+
     def helper_writes(self, spelled: str) -> Optional[FrozenSet[int]]:
-        """For a call spelled ``spelled`` (``helper``, ``utils.helper``) of a function or module class
-        imported from another project file: the positions of the arguments it writes in place;
-        None when that is not known (a name this module defines, or one of its own functions)."""
+        """For a call spelled ``spelled`` (``helper``, ``utils.helper``) of a name imported from the
+        project: :meth:`call_writes`; None when the name is one this module defines (not known here)."""
         head = spelled.split(".", 1)[0]
         if head in self.summary.classes or head in self.summary.functions:
             return None
-        target = self.resolve(spelled)
-        if isinstance(target, ClassSummary):
-            target = self.method(target, "forward")
-        if not isinstance(target, FunctionSummary) or not target.inplace_params:
-            return frozenset()
-        return None if target.module == self.summary.name else self.written_positions(target)
+        return self.call_writes(self.resolve(spelled), self.summary.name)
 
     def is_module_class(self, cls: ClassSummary) -> bool:
         return self.framework(cls) in (Framework.MODULE, Framework.LIGHTNING)
