@@ -51,6 +51,7 @@ from autofix.model.vocabulary import (
     DISPLAY_FUNCTIONS,
     DISPLAY_METHODS,
     MAYBE_TUPLE_RESULT_OPS,
+    MODULE_SELF_METHODS,
     NN_NON_MODULES,
     NON_TENSOR_METHODS,
     TORCH_CUT_FUNCTIONS,
@@ -289,9 +290,7 @@ def module_facts(context: RuleContext) -> ModuleFacts:
 def _unwrap_module_expr(node: cst.BaseExpression) -> cst.BaseExpression:
     # ``Net().to(device)``, ``nn.DataParallel(Net())`` are still the module.
     while isinstance(node, cst.Call):
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in {
-            "to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_",
-        }:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in MODULE_SELF_METHODS:
             node = node.func.value
             continue
         name = dotted_name(node.func) or ""

@@ -28,13 +28,13 @@ from autofix.analysis.names import dotted_name
 from autofix.analysis.training import grad_disabled_nodes
 from autofix.context import RuleContext
 from autofix.model.summaries import ClassSummary, FunctionSummary
+from autofix.model.vocabulary import MODULE_SELF_METHODS
 
 #: ``nn.Module`` methods that read or move a module but never touch the state its forward keeps
-_PURE_METHODS = frozenset({
-    "forward", "train", "eval", "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "parameters",
-    "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children", "zero_grad",
-    "state_dict", "requires_grad_", "size", "dim", "numel",
-})
+_PURE_METHODS = MODULE_SELF_METHODS | {
+    "forward", "parameters", "named_parameters", "buffers", "named_buffers", "modules", "named_modules",
+    "children", "zero_grad", "state_dict", "size", "dim", "numel",
+}
 
 
 @dataclass(frozen=True)

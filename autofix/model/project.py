@@ -710,7 +710,11 @@ class ModuleModel:
             owner = self.constructed_class(caller.local_constructors[head])
         elif body is not None and head in body.local_constructors and head not in caller.params:
             owner = self.constructed_class(body.local_constructors[head])
-        for part in rest.split(".") if rest else ():
+        return self._held_class(owner, rest.split(".") if rest else [])
+
+    def _held_class(self, owner: Optional[ClassSummary], path: List[str]) -> Optional[ClassSummary]:
+        """The class of the object reached from an instance of ``owner`` through attributes ``path``."""
+        for part in path:
             if owner is None:
                 return None
             attribute = self.attribute(owner, part)
@@ -866,23 +870,27 @@ class ModuleModel:
                 method = self.method(cls, first)
                 if method is not None:
                     return method
-            attribute = self.attribute(cls, first[:-2] if first.endswith("[]") else first)
+            if not first.endswith("[]"):
+                # ``self.block`` (its class, to call its forward), ``self.meter.update``, ``self.a.b.m``.
+                receiver, _, name = spelled.rpartition(".")
+                if not rest:
+                    return self.instance_class(caller, spelled)
+                holder = self.instance_class(caller, receiver)
+                return self._class_model(holder).method(holder, name) if holder is not None else None
             # ``self.meters[k].update``: a method of the elements the attribute's container was built with.
-            built = attribute and (attribute.element_constructor if first.endswith("[]") else attribute.constructor)
+            attribute = self.attribute(cls, first[:-2])
+            built = attribute.element_constructor if attribute is not None else None
             if not built:
                 return None
             owner = self._class_model(cls).resolve_qualified_or_local(built)
-        elif head in caller.local_constructors and rest:
-            found = self.resolve_qualified_or_local(caller.local_constructors[head])
-            if found is None:
-                return None
-            owner = found
-        elif rest and body is not None and head in body.local_constructors and head not in caller.params:
-            # A module-level object (``meter = AverageMeter()``) used inside a function.
-            found = self.resolve_qualified_or_local(body.local_constructors[head])
-            if found is None:
-                return None
-            owner = found
+        elif rest and (
+            head in caller.local_constructors
+            or (body is not None and head in body.local_constructors and head not in caller.params)
+        ):
+            # ``meter.update`` where ``meter = AverageMeter()`` here or at module level; ``metrics.track.add``.
+            receiver, _, name = spelled.rpartition(".")
+            holder = self.instance_class(caller, receiver)
+            return self._class_model(holder).method(holder, name) if holder is not None else None
         else:
             return self.resolve(spelled)
         if owner is None:
@@ -890,14 +898,8 @@ class ModuleModel:
         if not rest:
             return owner
         *path, name = rest.split(".")
-        for part in path:
-            # ``metrics.losses_track.update(loss)``: a method of an object the owner holds.
-            attribute = self.attribute(owner, part)
-            inner = self._class_model(owner).constructed_class(attribute.constructor) if attribute and attribute.constructor else None
-            if inner is None:
-                return None
-            owner = inner
-        return self._class_model(owner).method(owner, name)
+        holder = self._held_class(owner, path)
+        return self._class_model(holder).method(holder, name) if holder is not None else None
 
     def self_method_calls(self, function: FunctionSummary, local: bool = False) -> List[FunctionSummary]:
         """The methods of its own class (or project bases; ``local``: bases of this module only) that

@@ -20,10 +20,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set
 
-#: method names whose result holds none of its receiver's graph
-_CUTTING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy", "size", "dim", "numel"})
-#: builtins whose result is a Python value
-_CUTTING_CALLS = frozenset({"float", "int", "bool", "len", "str", "isinstance", "hasattr", "getattr"})
+from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, GRAD_DISABLING_CONTEXTS
+
 
 
 def carried_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str,
@@ -107,12 +105,12 @@ class _Walker:
             node = stack.pop()
             if isinstance(node, ast.Call):
                 func = node.func
-                if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
+                if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
                     continue
-                if isinstance(func, ast.Name) and func.id in _CUTTING_CALLS:
+                if isinstance(func, ast.Name) and func.id in CUT_FUNCTIONS:
                     continue
             elif isinstance(node, ast.Attribute):
-                if node.attr == "data" or node.attr == "shape":
+                if node.attr in CUT_ATTRIBUTES:
                     continue
                 if self._self_attribute(node) and isinstance(node.ctx, ast.Load):
                     if node.attr not in fresh:
@@ -143,7 +141,7 @@ def _target_parts(target: ast.expr) -> Iterable[ast.expr]:
 def _disables_grad(expr: ast.expr) -> bool:
     call: Optional[ast.expr] = expr.func if isinstance(expr, ast.Call) else expr
     while isinstance(call, ast.Attribute):
-        if call.attr in ("no_grad", "inference_mode"):
+        if call.attr in GRAD_DISABLING_CONTEXTS:
             return True
         call = call.value
-    return isinstance(call, ast.Name) and call.id in ("no_grad", "inference_mode")
+    return isinstance(call, ast.Name) and call.id in GRAD_DISABLING_CONTEXTS

@@ -41,6 +41,8 @@ from autofix.model.vocabulary import (
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
     is_optimizer_constructor,
+    MODULE_SELF_METHODS,
+    GRAD_DISABLING_CONTEXTS,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.self_state import carried_attributes
@@ -76,8 +78,6 @@ class Kind(enum.Enum):
 
 #: what a value that cannot hold a graph is (a number, ``None``, a fresh or detached tensor)
 _GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR})
-#: ``nn.Module`` methods that return the module itself (``model = Net().to(device)``)
-_RETURNS_SELF = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"})
 
 
 @dataclass(frozen=True)
@@ -1106,7 +1106,7 @@ class _FunctionReader:
         # ``Net(...).to(device)``: the module methods that hand the object back keep its class.
         while (
             isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-            and value.func.attr in _RETURNS_SELF and isinstance(value.func.value, ast.Call)
+            and value.func.attr in MODULE_SELF_METHODS and isinstance(value.func.value, ast.Call)
         ):
             value = value.func.value
         spelled = dotted(value.func) if isinstance(value, ast.Call) else None
@@ -1393,7 +1393,7 @@ class _AttributeReader:
         for node in ast.walk(self.method):
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
-                .rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+                .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
                 for i in node.items
             ):
                 self.no_grad.update(id(inner) for inner in ast.walk(node))

@@ -97,6 +97,14 @@ CUT_FUNCTIONS: FrozenSet[str] = frozenset(
     }
 )
 
+#: context managers (``with torch.no_grad():``) under which autograd records nothing
+GRAD_DISABLING_CONTEXTS: FrozenSet[str] = frozenset({"no_grad", "inference_mode"})
+
+#: ``nn.Module`` methods that hand back the module itself (``model = Net().to(device)`` is still a ``Net``).
+MODULE_SELF_METHODS: FrozenSet[str] = frozenset(
+    {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
+)
+
 #: Builtins whose result is a Python number when given a tensor (``float(loss)``).
 NUMBER_FUNCTIONS: FrozenSet[str] = frozenset({"float", "int", "round", "bool", "len", "abs"})
 
