@@ -48,6 +48,7 @@ class RuleContext:
         self._project = project
         #: Python's parse of ``code``, when the engine's screens made one (the model summarises it)
         self.tree = tree
+        self._tree_tried = False
         self._model: Optional["ModuleModel"] = None
         self._model_built = False
         self._metadata: Dict[ProviderT, Any] = {}
@@ -79,11 +80,24 @@ class RuleContext:
         if not self._model_built:
             from autofix.model.project import empty_model, model_for_source
 
-            code = self.code if self.code is not None else self.module.code
-            self._model = model_for_source(code, self.path, self.project, tree=self.tree) or empty_model(self.path)
+            # The screens' model of the same tree (see :func:`autofix.analysis.screen.origin_model`).
+            self._model = getattr(self.tree, "_autofix_model", None)
+            if self._model is None:
+                code = self.code if self.code is not None else self.module.code
+                self._model = model_for_source(code, self.path, self.project, tree=self.tree) or empty_model(self.path)
             self._model_built = True
         assert self._model is not None
         return self._model
+
+    def python_tree(self) -> Optional[ast.Module]:
+        """Python's parse of the module: the engine's, or parsed now (and kept, for the model);
+        None when Python cannot parse it."""
+        if self.tree is None and not self._tree_tried:
+            from autofix.analysis.screen import parse_python
+
+            self._tree_tried = True
+            self.tree = parse_python(self.code if self.code is not None else self.module.code)
+        return self.tree
 
     # ------------------------------------------------------------------ LibCST
 

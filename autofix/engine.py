@@ -151,7 +151,9 @@ def _screen(
         tree = parse_python(source)
         if tree is not None:
             if path is not None:
-                set_origin(tree, path, project)
+                set_origin(tree, path, project, source)
+            else:
+                set_origin(tree, "<string>", None, source)
             active = [r for r in active if r.may_fire_in(tree)]
     return active, tree
 

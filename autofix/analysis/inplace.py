@@ -1,26 +1,33 @@
-"""Facts for AF103: which code runs under autograd, and what each tensor name holds there.
+"""Facts for AF103 and AF107: which code runs under autograd, and what each tensor name holds there.
 
-LibCST has no data flow, so each function that runs under autograd is walked
-once, statement by statement in source order, keeping for every local name a
-small :class:`Binding`: is it the caller's argument, a leaf that requires
-grad, a freshly created tensor, a view or plain alias of another name, and has
+Read from Python's :mod:`ast` (the program model's parse tree), so the engine
+runs the whole analysis as the rules' screen, before any LibCST parse: a file
+is parsed with LibCST only when an in-place write comes out of it, and the
+rule then finds the LibCST node of each write (:func:`autofix.analysis.inplace_nodes`).
+
+Each function that runs under autograd is walked once, statement by
+statement in source order, keeping for every local name a small
+``_Binding``: is it the caller's argument, a leaf that requires grad, a
+freshly created tensor, a view or plain alias of another name, and has
 autograd saved it for backward. Every in-place operation met on the way is
 judged against the binding of its target and comes out as an
 :class:`InplaceEvent` when autograd (or the caller) can observe it.
 
 The walk is deliberately simple (no branch merging: the last binding in
-source order wins; loops are read once) and errs towards silence: an unknown
-value is never assumed to be saved, a tensor or to require grad.
+source order wins; loop bodies are read twice) and errs towards silence: an
+unknown value is never assumed to be saved, a tensor or to require grad.
+What a module attribute's output is, and what a helper of another project
+file writes, are the program model's answers (:mod:`autofix.model`).
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
-
-import libcst as cst
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
@@ -29,11 +36,13 @@ from autofix.model.inplace_ops import (
     INPLACE_MODULES,
     TORCH_INPLACE_FUNCTIONS,
 )
-from autofix.analysis.index import module_index
-from autofix.analysis.steps import class_summary
+from autofix.model.nodes import nodes_of
+from autofix.model.project import ModuleModel
 from autofix.model.vocabulary import (
+    BACKWARD_CALLS,
     FACTORIES,
     FRESH_METHODS,
+    GRAD_DISABLING_CONTEXTS,
     INIT_NAME,
     LIBRARIES,
     NON_TENSOR_BUILTINS,
@@ -43,19 +52,7 @@ from autofix.model.vocabulary import (
     SAVES_PARTNER,
     VIEW_METHODS,
 )
-from autofix.analysis.names import children as _children, dotted_name, keyword, walk_local as _walk
-from autofix.analysis.training import (
-    disables_grad,
-    grad_disabled_nodes,
-    import_aliases,
-    is_backward_call,
-    optimizer_facts,
-    qualified_names,
-)
-from autofix.context import RuleContext
-
-# What autograd saves for backward (SAVES_INPUT, SAVES_PARTNER, SAVES_OUTPUT) is the
-# model's vocabulary (autofix/model/vocabulary.py); the modules below are this analysis' own.
+from autofix.model.writes import tests_training
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(
@@ -81,7 +78,6 @@ NON_TENSOR_METHODS = frozenset(
      "is_contiguous", "any_", "get_device", "__len__", "backward", "register_hook", "retain_grad"}
 )
 _NON_TENSOR_ANNOTATION = re.compile(r"^(int|float|bool|str|bytes|List|list|Tuple|tuple|Dict|dict|Sequence|Iterable|Mapping|Callable)\b")
-_MODULE_BASE = re.compile(r"(^|\.)(Module|Sequential|ModuleList|ModuleDict)$|Module$|Model$|Net$|Layer$|Block$|Loss$")
 _MODULE_METHODS = frozenset({"parameters", "named_parameters", "train", "eval", "state_dict", "modules", "children"})
 _EXCLUDED_BASE = re.compile(r"(^|\.)(Optimizer|Function|InplaceFunction|LRScheduler|_LRScheduler)$")
 #: Loss modules whose backward reads their inputs (cross-entropy saves only its own log-softmax).
@@ -89,8 +85,11 @@ _INPUT_SAVING_LOSSES = frozenset(
     {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "NLLLoss",
      "CosineEmbeddingLoss", "GaussianNLLLoss", "PoissonNLLLoss"}
 )
+#: Methods that store their arguments in the receiver (a container, a queue …).
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
 
-FunctionNode = Union[cst.FunctionDef, cst.Module]
+FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+ScopeNode = Union[FunctionAst, ast.Module]
 #: Reasons of a write that only the caller observes: autograd itself does not object.
 CALLER_REASONS = frozenset({"argument", "argument-view"})
 #: Names of every call ``_inplace_ops`` can take for an in-place write (methods and functions).
@@ -99,6 +98,12 @@ _INPLACE_CALL_NAMES = (
     | frozenset(TORCH_INPLACE_FUNCTIONS)
     | frozenset(FUNCTIONAL_INPLACE_FUNCTIONS)
     | frozenset(FUNCTIONAL_INPLACE_PARAMETER)
+)
+_BUILTINS = frozenset(dir(builtins))
+_NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_SMALL_STATEMENTS = (
+    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Raise, ast.Assert, ast.Delete, ast.Pass,
+    ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
 )
 
 
@@ -110,10 +115,12 @@ class InplaceEvent:
     """One in-place write that autograd or the caller can observe."""
 
     #: The operation: a ``Call``, an ``AugAssign`` or an ``Assign`` to a subscript.
-    node: cst.CSTNode
+    node: ast.AST
+    #: The statement holding it: a simple statement, or the ``if``/``while`` whose test holds it.
+    statement: ast.stmt
     #: ``method`` (``x.relu_()``), ``function`` (``torch.relu_(x)``), ``functional``
     #: (``F.relu(x, inplace=True)``), ``module`` (``self.act(x)`` built with
-    #: ``inplace=True``), ``augassign`` or ``setitem``.
+    #: ``inplace=True``), ``call`` (a helper writing its argument), ``augassign`` or ``setitem``.
     form: str
     target: str
     #: What autograd objects to: ``leaf``, ``saved``, ``view`` (of a saved tensor or a
@@ -122,19 +129,20 @@ class InplaceEvent:
     reason: str
     #: Words for the message (which op saved the value, whose argument …).
     detail: str
-    #: The small statement holding the operation, and its line.
-    small: Optional[cst.BaseSmallStatement]
-    line: Optional[cst.SimpleStatementLine]
     #: Someone outside this name sees the write (caller, alias, container, global).
     visible: bool
     #: The target name is read later in the function before being rebound.
     read_after: bool
     #: Plain aliases of the target read after the write (they see the new value).
     aliases_read: Tuple[str, ...] = ()
-    #: For ``x[mask] = v``: (mask, v) when ``x.masked_fill(mask, v)`` is exact.
-    masked_fill: Optional[Tuple[cst.BaseExpression, cst.BaseExpression]] = None
+    #: For ``x[mask] = v``: ``x.masked_fill(mask, v)`` is exact (a mask computed from ``x``, a scalar).
+    masked_fill: bool = False
     #: Autograd has no objection here: only the caller sees its tensor change (AF107, not AF103).
     caller_only: bool = False
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno  # type: ignore[attr-defined,no-any-return]
 
 
 @dataclass
@@ -155,17 +163,18 @@ class _Binding:
 
 @dataclass
 class _Unit:
-    """A small statement (or a compound statement's header) in source order."""
+    """A simple statement (or a compound statement's header) in source order."""
 
-    node: cst.CSTNode
-    line: Optional[cst.SimpleStatementLine]
+    node: ast.AST
+    #: the statement the unit belongs to (itself, or the ``if``/``while`` of a test)
+    statement: ast.stmt
     quiet: bool  # under no_grad, or guarded by an ``inplace`` flag
 
 
 @dataclass
 class _Scope:
-    node: FunctionNode
-    cls: Optional[cst.ClassDef]
+    node: ScopeNode
+    cls: Optional[ast.ClassDef]
     #: parameter name -> is a tensor (True), may be one (None), is not (False)
     params: Dict[str, Optional[bool]] = field(default_factory=dict)
     caller_visible: bool = False
@@ -173,67 +182,286 @@ class _Scope:
     grad: bool = False
 
 
-# --------------------------------------------------------------------------- entry point
+# --------------------------------------------------------------------------- entry points
 
 
-def inplace_events(context: RuleContext) -> List[InplaceEvent]:
-    return context.fact("af103_inplace_events", lambda: _Analysis(context).run())
+def inplace_events(tree: ast.Module, model: Callable[[], ModuleModel]) -> List[InplaceEvent]:
+    """The in-place writes AF103 and AF107 report in ``tree`` (computed once, kept on the tree).
+
+    ``model`` gives the program model of the module; it is asked only when a write
+    depends on another file or on what a module attribute's output is.
+    """
+    found = getattr(tree, "_autofix_inplace_events", None)
+    if found is None:
+        found = _Analysis(tree, model).run()
+        tree._autofix_inplace_events = found  # type: ignore[attr-defined]
+    return found  # type: ignore[no-any-return]
 
 
-def torch_alias(module: cst.Module) -> Optional[str]:
+def torch_alias(tree: ast.Module) -> Optional[str]:
     """The name ``import torch`` is bound to at module level, if any."""
-    for stmt in module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        if isinstance(alias.name, cst.Name) and alias.name.value == "torch":
-                            return alias.asname.name.value if alias.asname else "torch"  # type: ignore[union-attr]
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name == "torch":
+                    return alias.asname or "torch"
     return None
+
+
+# --------------------------------------------------------------------------- reading the tree
+
+
+def _fields(node: ast.AST) -> Iterator[ast.AST]:
+    """The child expressions and statements of ``node`` in source order (no contexts or operators)."""
+    kind = type(node)
+    if kind is ast.IfExp:
+        yield node.body  # type: ignore[attr-defined]
+        yield node.test  # type: ignore[attr-defined]
+        yield node.orelse  # type: ignore[attr-defined]
+        return
+    if kind is ast.Dict:
+        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+            if key is not None:
+                yield key
+            yield value
+        return
+    for name in kind._fields:
+        if name in ("ctx", "op", "ops"):
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            for child in value:
+                if isinstance(child, ast.AST):
+                    yield child
+
+
+def _walk(node: ast.AST) -> List[ast.AST]:
+    """``node`` and its descendants in source order, not entering nested functions, lambdas or classes."""
+    found: List[ast.AST] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(c for c in reversed(list(_fields(current))) if not isinstance(c, _NEW_SCOPES))
+    return found
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """``self.opt.zero_grad`` for an attribute chain of plain names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def _is_true(node: Optional[ast.AST]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _positional(call: ast.Call) -> List[ast.expr]:
+    return [a for a in call.args if not isinstance(a, ast.Starred)]
+
+
+class _Module:
+    """What the analysis reads off the whole module once: imports, definitions, constructors."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.nodes = nodes_of(tree)
+        self.aliases: Dict[str, str] = {}
+        for node in self.nodes.imports:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname is not None:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".", 1)[0]
+                        self.aliases[head] = head
+            elif not node.level and node.module is not None:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        #: every ``def`` with the innermost class around it, every ``a = b`` likewise, every class
+        self.functions: List[Tuple[FunctionAst, Optional[ast.ClassDef]]] = []
+        self.assigns: List[Tuple[ast.Assign, Optional[ast.ClassDef]]] = []
+        self.classes: List[ast.ClassDef] = []
+        #: class -> its qualname as the program model spells it (the chain of enclosing defs and classes)
+        self.qualnames: Dict[int, str] = {}
+        stack: List[Tuple[ast.stmt, Optional[ast.ClassDef], str]] = [(s, None, "") for s in reversed(tree.body)]
+        while stack:
+            stmt, cls, prefix = stack.pop()
+            kind = type(stmt)
+            if kind is ast.Assign:
+                self.assigns.append((stmt, cls))  # type: ignore[arg-type]
+                continue
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                self.functions.append((stmt, cls))  # type: ignore[arg-type]
+                prefix = prefix + stmt.name + "."  # type: ignore[attr-defined]
+            elif kind is ast.ClassDef:
+                self.classes.append(stmt)  # type: ignore[arg-type]
+                self.qualnames[id(stmt)] = prefix + stmt.name  # type: ignore[attr-defined]
+                prefix = prefix + stmt.name + "."  # type: ignore[attr-defined]
+                cls = stmt  # type: ignore[assignment]
+            inner = [s for block in _blocks(stmt) for s in block]
+            stack.extend((s, cls, prefix) for s in reversed(inner))
+        self._methods: Optional[Dict[str, Set[str]]] = None
+        self._names_in_functions: Optional[Set[str]] = None
+
+    def qualified_names(self, node: ast.AST) -> Set[str]:
+        """Qualified names of an expression through the module's imports (``th.optim.Adam`` →
+        ``torch.optim.Adam``, ``nn.ReLU`` → ``torch.nn.ReLU``). Rebinding an imported name is not followed."""
+        name = dotted(node)
+        if name is None:
+            return set()
+        head, _, rest = name.partition(".")
+        if head in self.aliases:
+            target = self.aliases[head]
+            return {f"{target}.{rest}" if rest else target}
+        if head in _BUILTINS and not rest:
+            return {f"builtins.{head}"}
+        return {name}
+
+    def is_backward_call(self, call: ast.Call) -> bool:
+        """``x.backward(...)``, ``self.manual_backward(loss)`` or ``torch.autograd.backward(...)``."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in BACKWARD_CALLS:
+            return True
+        return "torch.autograd.backward" in self.qualified_names(func)
+
+    def disables_grad(self, item: ast.expr) -> bool:
+        """A ``with`` item or decorator that turns autograd off (``torch.no_grad()`` …)."""
+        call = item if isinstance(item, ast.Call) else None
+        func = call.func if call is not None else item
+        names = self.qualified_names(func) | {dotted(func) or ""}
+        if any(n.endswith(tuple(GRAD_DISABLING_CONTEXTS)) for n in names):
+            return True
+        if call is not None and any(n.endswith("set_grad_enabled") for n in names):
+            first = [*call.args, *(k.value for k in call.keywords)][:1]
+            return bool(first) and isinstance(first[0], ast.Constant) and first[0].value is False
+        return False
+
+    def methods_called_on(self, name: str) -> Set[str]:
+        """The methods called on ``name`` anywhere in the module (``model.parameters()`` …)."""
+        if self._methods is None:
+            self._methods = {}
+            for call in self.nodes.calls:
+                if isinstance(call.func, ast.Attribute):
+                    receiver = dotted(call.func.value)
+                    if receiver:
+                        self._methods.setdefault(receiver, set()).add(call.func.attr)
+        return self._methods.get(name, set())
+
+    def names_in_functions(self) -> Set[str]:
+        """Every name spelled inside a ``def`` (reads, writes, attributes' and arguments' names alike)."""
+        if self._names_in_functions is None:
+            found: Set[str] = set()
+            for func, _ in self.functions:
+                found.add(func.name)
+                for node in ast.walk(func):
+                    kind = type(node)
+                    if kind is ast.Name:
+                        found.add(node.id)  # type: ignore[attr-defined]
+                    elif kind is ast.Attribute:
+                        found.add(node.attr)  # type: ignore[attr-defined]
+                    elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
+                        found.add(node.arg)  # type: ignore[attr-defined]
+                    elif kind is ast.arg:
+                        found.add(node.arg)  # type: ignore[attr-defined]
+                    elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+                        found.add(node.name)  # type: ignore[attr-defined]
+                    elif kind is ast.Global or kind is ast.Nonlocal:
+                        found.update(node.names)  # type: ignore[attr-defined]
+                    elif kind is ast.alias:
+                        found.update(node.name.split("."))  # type: ignore[attr-defined]
+                        if node.asname:  # type: ignore[attr-defined]
+                            found.add(node.asname)  # type: ignore[attr-defined]
+                    elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                        found.add(node.name)  # type: ignore[attr-defined]
+            self._names_in_functions = found
+        return self._names_in_functions
+
+    def own_nodes(self, scope: ScopeNode) -> List[ast.AST]:
+        """The nodes of a def's body (the module's statements), not of nested defs, lambdas and classes."""
+        return self.nodes.local.get(id(scope), [])
+
+
+def _blocks(stmt: ast.AST) -> Iterator[List[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if isinstance(block, list):
+            yield block
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    for case in getattr(stmt, "cases", ()):
+        yield case.body
 
 
 # --------------------------------------------------------------------------- discovery
 
 
 class _Analysis:
-    def __init__(self, context: RuleContext) -> None:
-        self.context = context
-        self.module = context.module
-        self.torch = torch_alias(self.module)
-        self.disabled = grad_disabled_nodes(context)
-        self.functions: Dict[str, cst.FunctionDef] = {}
-        self.methods: Dict[Tuple[cst.ClassDef, str], cst.FunctionDef] = {}
-        self.owner: Dict[cst.FunctionDef, Optional[cst.ClassDef]] = {}
+    def __init__(self, tree: ast.Module, model: Callable[[], ModuleModel]) -> None:
+        self.tree = tree
+        self._model_of = model
+        self._model: Optional[ModuleModel] = None
+        self.m = _Module(tree)
+        self.torch = torch_alias(tree)
+        self.functions: Dict[str, FunctionAst] = {}
+        self.methods: Dict[Tuple[int, str], FunctionAst] = {}
+        self.owner: Dict[int, Optional[ast.ClassDef]] = {}
         self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
-        self.classes: Dict[str, cst.ClassDef] = {}
+        self.classes: Dict[str, ast.ClassDef] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
+        self._inplace_attrs: Set[str] = set()
         #: (class, ``self.<attr>``) -> what the model says saved that module's output
         self._outputs: Dict[Tuple[int, str], Optional[str]] = {}
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
-        self.global_reads: Set[str] = set()
         self.class_names: Set[str] = set()
-        self.mutating: Dict[cst.FunctionDef, Dict[str, int]] = {}
+        self.mutating: Dict[int, Dict[str, int]] = {}
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
-        self.grad_callees: Set[cst.FunctionDef] = set()
+        self.grad_callees: Set[int] = set()
         self.ids = itertools.count()
-        self._writes_memo: Dict[FunctionNode, bool] = {}
+        self._writes_memo: Dict[int, bool] = {}
         # Each statement is searched several times (writes, saves, escapes, backward calls).
-        self._local: Dict[int, List[cst.CSTNode]] = {}
-        self._calls: Dict[int, List[cst.Call]] = {}
+        self._local: Dict[int, List[ast.AST]] = {}
+        self._calls: Dict[int, List[ast.Call]] = {}
 
-    def local(self, node: cst.CSTNode) -> List[cst.CSTNode]:
-        """``walk_local(node)``, memoised for the analysis (the tree is immutable)."""
+    @property
+    def model(self) -> ModuleModel:
+        if self._model is None:
+            self._model = self._model_of()
+        return self._model
+
+    def local(self, node: ast.AST) -> List[ast.AST]:
+        """``_walk(node)``, memoised for the analysis (the tree is not changed)."""
         found = self._local.get(id(node))
         if found is None:
-            found = self._local[id(node)] = list(_walk(node))
+            found = self._local[id(node)] = _walk(node)
         return found
 
-    def calls(self, node: cst.CSTNode) -> List[cst.Call]:
+    def calls(self, node: ast.AST) -> List[ast.Call]:
         """The calls in ``node``, innermost first (``f(g(x))`` yields ``g`` before ``f``)."""
         found = self._calls.get(id(node))
         if found is None:
-            found = self._calls[id(node)] = [n for n in reversed(self.local(node)) if isinstance(n, cst.Call)]
+            found = self._calls[id(node)] = [n for n in reversed(self.local(node)) if isinstance(n, ast.Call)]
         return found
+
+    def calls_of(self, scope: ScopeNode) -> List[ast.Call]:
+        """The calls of a scope's own code, in source order."""
+        return [n for n in self.m.own_nodes(scope) if type(n) is ast.Call]  # type: ignore[misc]
 
     def run(self) -> List[InplaceEvent]:
         self._index()
@@ -245,74 +473,71 @@ class _Analysis:
                 continue
             walker = _Walker(self, scope)
             events.extend(walker.walk())
-            for callee in walker.grad_callees:
-                self.grad_callees.add(callee)
+            self.grad_callees.update(walker.grad_callees)
         return events
 
     def _may_write(self, scope: _Scope) -> bool:
         """Does the scope's own code, or a helper it calls (transitively), spell an in-place write?"""
-        found = self._writes_memo.get(scope.node)
+        key = id(scope.node)
+        found = self._writes_memo.get(key)
         if found is None:
-            self._writes_memo[scope.node] = False  # recursion guard
-            index = module_index(self.context)
-            found = id(scope.node) in index.own_item_writes or any(
-                self._spells_inplace_call(call) for call in index.calls_of(scope.node)
+            self._writes_memo[key] = False  # recursion guard
+            found = any(_item_write(n) for n in self.m.own_nodes(scope.node)) or any(
+                self._spells_inplace_call(call) for call in self.calls_of(scope.node)
             )
             if not found:
                 found = any(
-                    self._may_write(_Scope(callee, self.owner.get(callee))) for callee in self._callees(scope)
+                    self._may_write(_Scope(callee, self.owner.get(id(callee)))) for callee in self._callees(scope)
                 )
-            self._writes_memo[scope.node] = found
+            self._writes_memo[key] = found
         return found
 
-    def _spells_inplace_call(self, call: cst.Call) -> bool:
+    def _spells_inplace_call(self, call: ast.Call) -> bool:
         """A call ``_inplace_ops`` may take for a write (a superset: names only)."""
         func = call.func
-        if isinstance(func, cst.Attribute):
-            name = func.attr.value
-            if isinstance(func.value, cst.Name) and func.value.value == "self" and name in self._inplace_attrs:
+        if isinstance(func, ast.Attribute):
+            name = func.attr
+            if isinstance(func.value, ast.Name) and func.value.id == "self" and name in self._inplace_attrs:
                 return True
-        elif isinstance(func, cst.Name):
-            name = func.value
+        elif isinstance(func, ast.Name):
+            name = func.id
         else:
             return False
         if name in _INPLACE_CALL_NAMES:
             return True
-        if (dotted_name(func) or "").split(".")[0] in import_aliases(self.context) and any(
-            q.split(".")[0] not in LIBRARIES and "." in q for q in qualified_names(self.context, func)
+        qualified = self.m.qualified_names(func)
+        if (dotted(func) or "").split(".")[0] in self.m.aliases and any(
+            q.split(".")[0] not in LIBRARIES and "." in q for q in qualified
         ):
             return True  # ``helper(x)``, ``utils.helper(x)`` from the project: the program model knows what it writes
         # ``from torch.nn.functional import relu as r``: the name is an alias.
-        return any(q.rsplit(".", 1)[-1] in _INPLACE_CALL_NAMES for q in qualified_names(self.context, func))
+        return any(q.rsplit(".", 1)[-1] in _INPLACE_CALL_NAMES for q in qualified)
 
-    # Every def, every ``x = Ctor(...)`` in the module, every global read from a def.
+    # Every def, every ``x = Ctor(...)`` in the module.
     def _index(self) -> None:
-        index = module_index(self.context)
-        self._inplace_attrs: Set[str] = set()
-        self.class_names.update(cls.name.value for cls in index.classes)
-        self.classes.update((cls.name.value, cls) for cls in index.classes)
-        self.global_reads = index.names_in_functions
-        for node, cls in index.functions:
-            if cls is not None and node in cls.body.body:
-                self.methods[(cls, node.name.value)] = node
-                self.owner[node] = cls
-            elif node in self.module.body:
-                self.functions[node.name.value] = node
-                self.owner[node] = None
-        for assign, cls in index.assigns:
-            if not isinstance(assign.value, cst.Call):
+        self.class_names.update(cls.name for cls in self.m.classes)
+        self.classes.update((cls.name, cls) for cls in self.m.classes)
+        for node, cls in self.m.functions:
+            if cls is not None and any(s is node for s in cls.body):
+                self.methods[(id(cls), node.name)] = node
+                self.owner[id(node)] = cls
+            elif any(s is node for s in self.tree.body):
+                self.functions[node.name] = node
+                self.owner[id(node)] = None
+        for assign, cls in self.m.assigns:
+            if not isinstance(assign.value, ast.Call):
                 continue
-            ctor = dotted_name(assign.value.func) or ""
+            ctor = dotted(assign.value.func) or ""
             last = ctor.rsplit(".", 1)[-1]
             if not last[:1].isupper():
                 continue
             for target in assign.targets:
-                name = dotted_name(target.target)
+                name = dotted(target)
                 if not name:
                     continue
                 if name.startswith("self.") and cls is not None:
                     # self.act means a different module in every class.
-                    name = f"{cls.name.value}.{name}"
+                    name = f"{cls.name}.{name}"
                 self.module_ctor[name] = last
                 if last == "Parameter":
                     self.parameters.add(name)
@@ -320,125 +545,128 @@ class _Analysis:
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
 
-    def _excluded(self, func: cst.FunctionDef) -> bool:
-        if INIT_NAME.search(func.name.value):
+    def _excluded(self, func: FunctionAst) -> bool:
+        if INIT_NAME.search(func.name):
             return True
-        if any(disables_grad(self.context, d.decorator) for d in func.decorators):
+        if any(self.m.disables_grad(d) for d in func.decorator_list):
             return True
-        names = [p.name.value for p in _all_params(func)]
+        names = [p.arg for p in _all_params(func)]
         if "inplace" in names:
             return True  # the caller chose in-place explicitly
         if names[:1] == ["ctx"]:
             return True  # autograd.Function.forward/backward run without grad recording
-        cls = self.owner.get(func)
+        cls = self.owner.get(id(func))
         return cls is not None and self._excluded_class(cls)
 
-    def _excluded_class(self, cls: cst.ClassDef) -> bool:
+    def _excluded_class(self, cls: ast.ClassDef) -> bool:
         for base in cls.bases:
-            names = qualified_names(self.context, base.value) | {dotted_name(base.value) or ""}
+            names = self.m.qualified_names(base) | {dotted(base) or ""}
             if any(_EXCLUDED_BASE.search(n) for n in names):
                 return True
         return False
+
+    def _has_backward(self, node: ScopeNode) -> bool:
+        return any(self.m.is_backward_call(c) for c in self.calls_of(node))
 
     def _scopes(self) -> Iterator[_Scope]:
         # A forward's arguments belong to whoever called the module; a training
         # step's arguments are a model, a loader, an optimizer.
         roots: List[_Scope] = []
-        for (cls, name), func in self.methods.items():
+        for (_, name), func in self.methods.items():
             if name == "forward" and not self._excluded(func):
-                roots.append(self._scope(func, cls, caller_visible=True, grad=True))
+                roots.append(self._scope(func, self.owner[id(func)], caller_visible=True, grad=True))
         for func in list(self.functions.values()) + list(self.methods.values()):
-            if not self._excluded(func) and func.name.value != "forward" and _has_backward(self.context, func):
-                roots.append(self._scope(func, self.owner.get(func), caller_visible=False, grad=False))
-        if _has_backward(self.context, self.module):
-            roots.append(_Scope(self.module, None))
-        seen: Set[FunctionNode] = set()
+            if not self._excluded(func) and func.name != "forward" and self._has_backward(func):
+                roots.append(self._scope(func, self.owner.get(id(func)), caller_visible=False, grad=False))
+        if self._has_backward(self.tree):
+            roots.append(_Scope(self.tree, None))
+        seen: Set[int] = set()
         queue = list(roots)
         while queue:
             scope = queue.pop(0)
-            if scope.node in seen:
+            if id(scope.node) in seen:
                 continue
-            seen.add(scope.node)
+            seen.add(id(scope.node))
             yield scope
             # Helpers called from autograd code run under autograd too. Their
             # writes to their own arguments are judged where they are called.
             for callee in self._callees(scope):
-                if callee not in seen and not self._excluded(callee):
-                    grad = scope.grad or callee in self.grad_callees
-                    queue.append(self._scope(callee, self.owner.get(callee), caller_visible=False, grad=grad))
+                if id(callee) not in seen and not self._excluded(callee):
+                    grad = scope.grad or id(callee) in self.grad_callees
+                    queue.append(self._scope(callee, self.owner.get(id(callee)), caller_visible=False, grad=grad))
 
-    def module_output(self, cls: Optional[cst.ClassDef], dotted: str) -> Optional[str]:
+    def module_output(self, cls: Optional[ast.ClassDef], spelled: str) -> Optional[str]:
         """What saved the output of calling ``self.<attr>`` (an activation, a Sequential or block ending
         in one, a configurable op): the program model's :meth:`ModuleModel.module_output`."""
-        if cls is None or not dotted.startswith("self.") or dotted.count(".") != 1:
+        if cls is None or not spelled.startswith("self.") or spelled.count(".") != 1:
             return None
-        key = (id(cls), dotted)
+        key = (id(cls), spelled)
         if key not in self._outputs:
-            summary = class_summary(self.context, cls)
-            self._outputs[key] = self.context.model.module_output(summary, dotted[len("self."):]) if summary is not None else None
+            summary = self.model.cls(self.m.qualnames[id(cls)])
+            self._outputs[key] = self.model.module_output(summary, spelled[len("self."):]) if summary is not None else None
         return self._outputs[key]
 
     def is_module_name(self, name: str) -> bool:
         """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
-        return bool(optimizer_facts(self.context).methods.get(name, set()) & _MODULE_METHODS)
+        return bool(self.m.methods_called_on(name) & _MODULE_METHODS)
 
-    def mutated_params(self, func: cst.FunctionDef) -> Dict[str, int]:
+    def mutated_params(self, func: FunctionAst) -> Dict[str, int]:
         """The parameters (name -> position) a helper, or a module's forward, writes to in place."""
-        if func in self.mutating:
-            return self.mutating[func]
-        self.mutating[func] = {}  # recursion guard
+        if id(func) in self.mutating:
+            return self.mutating[id(func)]
+        self.mutating[id(func)] = {}  # recursion guard
         if self._excluded(func):
             return {}
-        scope = self._scope(func, self.owner.get(func), caller_visible=True, grad=True)
+        scope = self._scope(func, self.owner.get(id(func)), caller_visible=True, grad=True)
         walker = _Walker(self, scope)
         walker.walk()
         positions = {name: i for i, name in enumerate(scope.params)}
-        self.mutating[func] = {n: positions[n] for n in walker.param_writes if n in positions}
-        return self.mutating[func]
+        self.mutating[id(func)] = {n: positions[n] for n in walker.param_writes if n in positions}
+        return self.mutating[id(func)]
 
-    def _scope(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef], caller_visible: bool, grad: bool) -> _Scope:
+    def _scope(self, func: FunctionAst, cls: Optional[ast.ClassDef], caller_visible: bool, grad: bool) -> _Scope:
         scope = _Scope(func, cls, caller_visible=caller_visible, grad=grad)
-        params = _all_params(func)
+        params = _params_with_defaults(func)
         if cls is not None and not _is_static(func) and params:
             params = params[1:]
-        for i, param in enumerate(params):
-            scope.params[param.name.value] = _tensor_param(param, first=(i == 0 and func.name.value == "forward"))
+        for i, (param, has_default) in enumerate(params):
+            scope.params[param.arg] = _tensor_param(param, has_default, first=(i == 0 and func.name == "forward"))
         return scope
 
-    def _callees(self, scope: _Scope) -> Iterator[cst.FunctionDef]:
+    def _callees(self, scope: _Scope) -> Iterator[FunctionAst]:
         # Innermost call first, as the walk meets them (``f(g(x))``: g, then f),
         # statement by statement for the module.
-        if isinstance(scope.node, cst.Module):
-            top = [s for s in scope.node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-            calls: Iterable[cst.Call] = (c for s in top for c in _calls(s))
+        if isinstance(scope.node, ast.Module):
+            top = [s for s in scope.node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+            calls: Iterable[ast.Call] = (c for s in top for c in self.calls(s))
         else:
-            calls = reversed(module_index(self.context).calls_of(scope.node))
+            calls = reversed(self.calls_of(scope.node))
         for call in calls:
             func = call.func
-            if isinstance(func, cst.Name) and func.value in self.functions:
-                yield self.functions[func.value]
+            if isinstance(func, ast.Name) and func.id in self.functions:
+                yield self.functions[func.id]
             elif (
                 scope.cls is not None
-                and isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and func.value.value == "self"
-                and (scope.cls, func.attr.value) in self.methods
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "self"
+                and (id(scope.cls), func.attr) in self.methods
             ):
-                yield self.methods[(scope.cls, func.attr.value)]
+                yield self.methods[(id(scope.cls), func.attr)]
             else:
                 forward = self.module_forward(call, scope.cls)
                 if forward is not None:
                     yield forward
 
-    def module_forward(self, call: cst.Call, cls: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:
+    def module_forward(self, call: ast.Call, cls: Optional[ast.ClassDef]) -> Optional[FunctionAst]:
         """The ``forward`` that runs for ``self.block(x)`` or ``block(x)``, the module's class being of this file."""
-        dotted = dotted_name(call.func)
-        if dotted is None:
+        spelled = dotted(call.func)
+        if spelled is None:
             return None
-        key = f"{cls.name.value}.{dotted}" if dotted.startswith("self.") and cls is not None else dotted
+        key = f"{cls.name}.{spelled}" if spelled.startswith("self.") and cls is not None else spelled
         ctor = self.module_ctor.get(key)
         owner = self.classes.get(ctor) if ctor is not None else None
-        return self.methods.get((owner, "forward")) if owner is not None else None
+        return self.methods.get((id(owner), "forward")) if owner is not None else None
 
 
 # --------------------------------------------------------------------------- the walk
@@ -453,23 +681,23 @@ class _Walker:
         self.events: List[InplaceEvent] = []
         #: (binding ident, caller_only) already reported
         self.reported: Set[Tuple[int, bool]] = set()
-        self.is_module = isinstance(scope.node, cst.Module)
+        self.is_module = isinstance(scope.node, ast.Module)
         self.skip_names: Set[str] = set()
         #: the parameters written in place, directly or through an alias (``y = x; y.add_(1)``)
         self.param_writes: Set[str] = set()
         #: a parameter's binding ident -> its name (an alias keeps the ident)
         self.param_idents: Dict[int, str] = {}
-        self.grad_callees: Set[cst.FunctionDef] = set()
+        self.grad_callees: Set[int] = set()
         self.backward_units: List[int] = []
         #: index of a loop's header unit -> the end (exclusive) of its body's units
         self.loops: Dict[int, int] = {}
         #: (op node, caller_only) already reported: a loop body is walked twice
         self.emitted: Set[Tuple[int, bool]] = set()
 
-    def _key(self, dotted: Optional[str]) -> Optional[str]:
-        if dotted is not None and dotted.startswith("self.") and self.scope.cls is not None:
-            return f"{self.scope.cls.name.value}.{dotted}"
-        return dotted
+    def _key(self, spelled: Optional[str]) -> Optional[str]:
+        if spelled is not None and spelled.startswith("self.") and self.scope.cls is not None:
+            return f"{self.scope.cls.name}.{spelled}"
+        return spelled
 
     def new_id(self) -> int:
         return next(self.a.ids)
@@ -481,14 +709,17 @@ class _Walker:
             self.state[name] = _Binding("param" if visible else "value", bool(tensor), grad, self.new_id())
             self.param_idents[self.state[name].ident] = name
         node = self.scope.node
-        if isinstance(node, cst.Module):
-            body: List[cst.CSTNode] = [s for s in node.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        if isinstance(node, ast.Module):
+            body = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        elif _one_line_body(node):
+            body = []  # ``def f(x): return x.relu_()``: a body on the def's own line is not walked
         else:
-            body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else [node.body]
+            body = node.body
         for stmt in body:
             self._flatten(stmt, quiet=False)
         self.backward_units = [
-            i for i, u in enumerate(self.units) if not isinstance(u.node, (cst.For, cst.With)) and self._backward_in(u.node)
+            i for i, u in enumerate(self.units)
+            if not isinstance(u.node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)) and self._backward_in(u.node)
         ]
         for index in self._order(0, len(self.units)):
             self._step(index, self.units[index])
@@ -511,74 +742,56 @@ class _Walker:
 
     # ---- statements in source order
 
-    def _flatten(self, node: cst.CSTNode, quiet: bool) -> None:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+    def _flatten(self, node: ast.stmt, quiet: bool) -> None:
+        if isinstance(node, _SMALL_STATEMENTS):
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.skip_names.update(node.names)
+            self.units.append(_Unit(node, node, quiet))
             return
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
-            self.skip_names.update(n.name.value for n in node.names)
-            return
-        if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                if isinstance(small, (cst.Global, cst.Nonlocal)):
-                    self.skip_names.update(n.name.value for n in small.names)
-                self.units.append(_Unit(small, node, quiet))
-            return
-        if isinstance(node, cst.If):
-            self.units.append(_Unit(node.test, None, quiet))
+        if isinstance(node, ast.If):
+            self.units.append(_Unit(node.test, node, quiet))
             guarded = quiet or _mentions_inplace(node.test)
             # Inference-only branches (`if not self.training:`) run under no_grad in practice.
-            training = _tests_training(node.test)
+            training = tests_training(node.test)
             self._block(node.body, guarded or training is False)
-            if node.orelse is not None:
-                if isinstance(node.orelse, cst.If):
-                    self._flatten(node.orelse, guarded or training is True)
-                else:
-                    self._block(node.orelse.body, guarded or training is True)
+            self._block(node.orelse, guarded or training is True)
             return
-        if isinstance(node, (cst.For, cst.While)):
-            header = node.iter if isinstance(node, cst.For) else node.test
-            self.units.append(_Unit(node if isinstance(node, cst.For) else header, None, quiet))
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            self.units.append(_Unit(node if not isinstance(node, ast.While) else node.test, node, quiet))
             head = len(self.units) - 1
             self._block(node.body, quiet)
             self.loops[head] = len(self.units)
-            if node.orelse is not None:
-                self._block(node.orelse.body, quiet)
+            self._block(node.orelse, quiet)
             return
-        if isinstance(node, cst.With):
-            off = any(disables_grad(self.a.context, item.item) for item in node.items)
-            self.units.append(_Unit(node, None, quiet))
-            self._block(node.body, quiet or off or node.body in self.a.disabled)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            off = any(self.a.m.disables_grad(item.context_expr) for item in node.items)
+            self.units.append(_Unit(node, node, quiet))
+            self._block(node.body, quiet or off)
             return
-        if isinstance(node, cst.Try):
+        if isinstance(node, ast.Try):
             self._block(node.body, quiet)
             for handler in node.handlers:
                 self._block(handler.body, quiet)
-            if node.orelse is not None:
-                self._block(node.orelse.body, quiet)
-            if node.finalbody is not None:
-                self._block(node.finalbody.body, quiet)
+            self._block(node.orelse, quiet)
+            self._block(node.finalbody, quiet)
             return
-        # match statements and anything newer: leave alone.
+        # defs, classes, match statements, ``try``/``except*`` and anything newer: left alone.
 
-    def _block(self, block: cst.BaseSuite, quiet: bool) -> None:
-        if isinstance(block, cst.IndentedBlock):
-            for stmt in block.body:
-                self._flatten(stmt, quiet)
-        elif isinstance(block, cst.SimpleStatementSuite):
-            for small in block.body:
-                self.units.append(_Unit(small, None, quiet))
+    def _block(self, block: List[ast.stmt], quiet: bool) -> None:
+        for stmt in block:
+            self._flatten(stmt, quiet)
 
     # ---- one unit: judge its in-place ops, then record what it saves and binds
 
     def _step(self, index: int, unit: _Unit) -> None:
         node = unit.node
-        if isinstance(node, cst.For):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
             self._bind_for(node)
             return
-        if isinstance(node, cst.With):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
-                if item.asname is not None:
-                    self._unbind(item.asname.name)
+                if item.optional_vars is not None:
+                    self._unbind(item.optional_vars)
             return
         if not unit.quiet:
             for op in self._inplace_ops(node):
@@ -591,8 +804,12 @@ class _Walker:
             self._record_saves(node)
             for call in self.a.calls(node):
                 callee = self._callee(call)
-                if callee is not None and self._backward_follows(index) and any(self._grad(a.value) for a in call.args):
-                    self.grad_callees.add(callee)
+                if (
+                    callee is not None
+                    and self._backward_follows(index)
+                    and any(self._grad(a) for a in [*call.args, *(k.value for k in call.keywords)])
+                ):
+                    self.grad_callees.add(id(callee))
         self._record_escapes(node)
         self._bind(node)
 
@@ -605,78 +822,78 @@ class _Walker:
         """
         return not self.backward_units or self.backward_units[-1] > index
 
-    def _backward_in(self, node: cst.CSTNode) -> bool:
-        return any(is_backward_call(self.a.context, call) for call in self.a.calls(node))
+    def _backward_in(self, node: ast.AST) -> bool:
+        return any(self.a.m.is_backward_call(call) for call in self.a.calls(node))
 
     # ---- finding in-place ops
 
-    def _inplace_ops(self, node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, str, str]]:
+    def _inplace_ops(self, node: ast.AST) -> Iterator[Tuple[ast.AST, str, str]]:
         """(op node, form, target name) for every in-place write in ``node``."""
-        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            yield node, "augassign", node.target.value
-        if isinstance(node, (cst.AugAssign, cst.Assign)):
-            targets = [node.target] if isinstance(node, cst.AugAssign) else [t.target for t in node.targets]
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            yield node, "augassign", node.target.id
+        if isinstance(node, (ast.AugAssign, ast.Assign)):
+            targets = [node.target] if isinstance(node, ast.AugAssign) else node.targets
             for target in targets:
-                if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-                    yield node, "setitem", target.value.value
-        chained: Set[cst.Call] = set()
-        guarded: Set[cst.CSTNode] = set()
-        for n in self.a.local(node):
-            if isinstance(n, cst.IfExp) and _mentions_inplace(n.test):
-                guarded.update(self.a.local(n))  # `x.mul_(g) if self.inplace else x * g`
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    yield node, "setitem", target.value.id
+        chained: Set[int] = set()
+        guarded: Set[int] = set()
+        local = self.a.local(node)
+        for n in local:
+            if isinstance(n, ast.IfExp) and _mentions_inplace(n.test):
+                guarded.update(id(g) for g in self.a.local(n))  # `x.mul_(g) if self.inplace else x * g`
         # Outermost first, so that a chain x.mul_(a).add_(b) is met at its last link.
-        for call in [n for n in self.a.local(node) if isinstance(n, cst.Call)]:
-            if call in chained or call in guarded:
+        for call in [n for n in local if isinstance(n, ast.Call)]:
+            if id(call) in chained or id(call) in guarded:
                 continue
             callee = self._callee(call) or self._module_forward(call)
             elsewhere = self._project_writes(call) if callee is None else None
             if elsewhere is not None:
                 for position, arg in enumerate(call.args):
-                    if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Name) and position in elsewhere:
-                        yield call, "call", arg.value.value
+                    if isinstance(arg, ast.Name) and position in elsewhere:
+                        yield call, "call", arg.id
                 continue
             if callee is not None:
                 written = self.a.mutated_params(callee)
                 for position, arg in enumerate(call.args):
-                    if arg.star or not isinstance(arg.value, cst.Name):
-                        continue
-                    if (arg.keyword is None and position in written.values()) or (
-                        arg.keyword is not None and arg.keyword.value in written
-                    ):
-                        yield call, "call", arg.value.value
+                    if isinstance(arg, ast.Name) and position in written.values():
+                        yield call, "call", arg.id
+                for kw in call.keywords:
+                    if kw.arg is not None and isinstance(kw.value, ast.Name) and kw.arg in written:
+                        yield call, "call", kw.value.id
                 continue
             func = call.func
             if (
-                isinstance(func, cst.Attribute)
-                and func.attr.value in INPLACE_METHODS
-                and not (isinstance(func.value, cst.Name) and self._is_module_name(func.value.value))
+                isinstance(func, ast.Attribute)
+                and func.attr in INPLACE_METHODS
+                and not (isinstance(func.value, ast.Name) and self._is_module_name(func.value.id))
             ):
                 receiver = func.value
                 # x.mul_(a).add_(b): one chain of writes to x, judged once.
                 while (
-                    isinstance(receiver, cst.Call)
-                    and isinstance(receiver.func, cst.Attribute)
-                    and receiver.func.attr.value in INPLACE_METHODS
+                    isinstance(receiver, ast.Call)
+                    and isinstance(receiver.func, ast.Attribute)
+                    and receiver.func.attr in INPLACE_METHODS
                 ):
-                    chained.add(receiver)
+                    chained.add(id(receiver))
                     receiver = receiver.func.value
-                if isinstance(receiver, cst.Name):
-                    yield call, "method", receiver.value
+                if isinstance(receiver, ast.Name):
+                    yield call, "method", receiver.id
                 continue
             qname = self._torch_name(func)
-            first = call.args[0].value if call.args else None
-            if qname is None or not isinstance(first, cst.Name):
+            first = _first_arg(call)
+            if qname is None or not isinstance(first, ast.Name):
                 if (
-                    isinstance(func, cst.Attribute)
-                    and isinstance(func.value, cst.Name)
-                    and func.value.value == "self"
-                    and self._key(dotted_name(func)) in self.a.inplace_modules
-                    and len(call.args) == 1
-                    and isinstance(first, cst.Name)
+                    isinstance(func, ast.Attribute)
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == "self"
+                    and self._key(dotted(func)) in self.a.inplace_modules
+                    and len(call.args) + len(call.keywords) == 1
+                    and isinstance(first, ast.Name)
                 ):
-                    yield call, "module", first.value
+                    yield call, "module", first.id
                 continue
-            receiver_name = first.value
+            receiver_name = first.id
             space, _, name = qname.rpartition(".")
             if space == "torch" and name in TORCH_INPLACE_FUNCTIONS:
                 yield call, "function", receiver_name
@@ -686,55 +903,55 @@ class _Walker:
                 if _inplace_requested(call, FUNCTIONAL_INPLACE_PARAMETER[name]):
                     yield call, "functional", receiver_name
 
-    def _callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+    def _callee(self, call: ast.Call) -> Optional[FunctionAst]:
         func = call.func
-        if isinstance(func, cst.Name):
-            return self.a.functions.get(func.value)
+        if isinstance(func, ast.Name):
+            return self.a.functions.get(func.id)
         if (
             self.scope.cls is not None
-            and isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
         ):
-            return self.a.methods.get((self.scope.cls, func.attr.value))
+            return self.a.methods.get((id(self.scope.cls), func.attr))
         return None
 
-    def _project_writes(self, call: cst.Call) -> Optional[Set[int]]:
+    def _project_writes(self, call: ast.Call) -> Optional[Set[int]]:
         """Positions of the arguments a function of another project module writes in place
-        (the program model's ``inplace_params``); None when the callee is not one."""
-        spelled = dotted_name(call.func)
+        (the program model's ``call_writes``); None when the callee is not one."""
+        spelled = dotted(call.func)
         if spelled is None or spelled.startswith("self.") and self.scope.cls is None:
             return None
-        model = self.a.context.model
+        model = self.a.model
         node = self.scope.node
-        if isinstance(node, cst.Module):
+        if isinstance(node, ast.Module):
             qualname = "<module>"
         else:
-            qualname = f"{self.scope.cls.name.value}.{node.name.value}" if self.scope.cls is not None else node.name.value
+            qualname = f"{self.scope.cls.name}.{node.name}" if self.scope.cls is not None else node.name
         caller = model.function(qualname)
         if caller is None:
             return None
         written = model.call_writes(model.callee(caller, spelled), caller.module)
         return set(written) if written else None
 
-    def _module_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+    def _module_forward(self, call: ast.Call) -> Optional[FunctionAst]:
         return self.a.module_forward(call, self.scope.cls)
 
     def _is_module_name(self, name: str) -> bool:
         return name in ("torch", "F", "nn", "np", "math") or name == self.a.torch
 
-    def _torch_name(self, func: cst.BaseExpression) -> Optional[str]:
-        for name in qualified_names(self.a.context, func):
+    def _torch_name(self, func: ast.AST) -> Optional[str]:
+        for name in self.a.m.qualified_names(func):
             if name.startswith("torch."):
                 return name
-        dotted = dotted_name(func) or ""
-        if dotted.startswith("F."):
-            return "torch.nn.functional." + dotted[2:]
+        spelled = dotted(func) or ""
+        if spelled.startswith("F."):
+            return "torch.nn.functional." + spelled[2:]
         return None
 
     # ---- judging one write
 
-    def _judge(self, index: int, unit: _Unit, op: cst.CSTNode, form: str, target: str) -> None:
+    def _judge(self, index: int, unit: _Unit, op: ast.AST, form: str, target: str) -> None:
         if target in self.skip_names or target == "self":
             return
         binding = self.state.get(target)
@@ -758,7 +975,7 @@ class _Walker:
             return
         reason, detail, base = judged
         caller_only = reason in CALLER_REASONS
-        if caller_only and form == "call" and isinstance(op, cst.Call) and self._module_forward(op) is not None:
+        if caller_only and form == "call" and isinstance(op, ast.Call) and self._module_forward(op) is not None:
             return  # a forward's write to its argument is reported in that forward
 
         if (binding.ident, caller_only) in self.reported:
@@ -774,12 +991,12 @@ class _Walker:
             or bool(aliases)
             or binding.view_of is not None
             or self._has_views(binding)
-            or (self.is_module and target in self.a.global_reads)
+            or (self.is_module and target in self.a.m.names_in_functions())
         )
         self._emit(index, unit, op, form, target, reason, detail, visible, aliases_read)
 
     def _autograd_reason(
-        self, index: int, op: cst.CSTNode, target: str, binding: _Binding
+        self, index: int, op: ast.AST, target: str, binding: _Binding
     ) -> Optional[Tuple[str, str, Optional[_Binding]]]:
         """Why autograd rejects the write, or why a later read of the value is wrong; None when neither."""
         if binding.kind == "leaf" or _reads_grad_of(op, target):
@@ -815,7 +1032,18 @@ class _Walker:
                 return "argument-view", f"it is a view of the argument `{binding.via}`: the caller's tensor changes too", base
         return None
 
-    def _emit(self, index, unit, op, form, target, reason, detail, visible, aliases_read=()) -> None:
+    def _emit(
+        self,
+        index: int,
+        unit: _Unit,
+        op: ast.AST,
+        form: str,
+        target: str,
+        reason: str,
+        detail: str,
+        visible: bool,
+        aliases_read: Tuple[str, ...] = (),
+    ) -> None:
         key = (id(op), reason in CALLER_REASONS)
         if key in self.emitted:
             return
@@ -823,37 +1051,34 @@ class _Walker:
         self.events.append(
             InplaceEvent(
                 node=op,
+                statement=unit.statement,
                 form=form,
                 target=target,
                 reason=reason,
                 detail=detail,
-                small=unit.node if isinstance(unit.node, cst.BaseSmallStatement) else None,
-                line=unit.line,
                 visible=bool(visible) or reason == "leaf",
                 caller_only=reason in CALLER_REASONS,
                 read_after=self._read_after(index, target),
                 aliases_read=tuple(aliases_read),
-                masked_fill=self._masked_fill(op, target) if form == "setitem" else None,
+                masked_fill=form == "setitem" and self._masked_fill(op, target),
             )
         )
 
-    def _masked_fill(self, op: cst.CSTNode, target: str) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    def _masked_fill(self, op: ast.AST, target: str) -> bool:
         # masked_fill broadcasts the mask from the right while x[mask] indexes
         # from the left: equal only for a mask of x's own shape and a scalar.
-        if not isinstance(op, cst.Assign) or len(op.targets) != 1 or not _scalar(op.value):
-            return None
-        sub = op.targets[0].target
-        if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
-            return None
-        mask = sub.slice[0].slice.value
+        if not isinstance(op, ast.Assign) or len(op.targets) != 1 or not _scalar(op.value):
+            return False
+        sub = op.targets[0]
+        if not isinstance(sub, ast.Subscript) or isinstance(sub.slice, (ast.Tuple, ast.Slice)):
+            return False
+        mask = sub.slice
         binding = self.state.get(target)
         if binding is None:
-            return None
-        if isinstance(mask, cst.Name) and mask.value in self.state and self.state[mask.value].mask_of == binding.ident:
-            return mask, op.value
-        if self._value(mask).mask_of == binding.ident:
-            return mask, op.value
-        return None
+            return False
+        if isinstance(mask, ast.Name) and mask.id in self.state and self.state[mask.id].mask_of == binding.ident:
+            return True
+        return self._value(mask).mask_of == binding.ident
 
     def _base(self, binding: _Binding) -> Optional[_Binding]:
         for other in self.state.values():
@@ -877,24 +1102,24 @@ class _Walker:
 
     # ---- what a statement saves for backward
 
-    def _record_saves(self, node: cst.CSTNode) -> None:
+    def _record_saves(self, node: ast.AST) -> None:
         for expr in self.a.local(node):
-            if isinstance(expr, cst.BinaryOperation):
-                op = expr.operator
-                if isinstance(op, (cst.Multiply, cst.MatrixMultiply)):
-                    self._save_partners(expr.left, expr.right, "an input of `*`" if isinstance(op, cst.Multiply) else "an input of `@`")
-                elif isinstance(op, cst.Divide):
+            if isinstance(expr, ast.BinOp):
+                op = expr.op
+                if isinstance(op, (ast.Mult, ast.MatMult)):
+                    self._save_partners(expr.left, expr.right, "an input of `*`" if isinstance(op, ast.Mult) else "an input of `@`")
+                elif isinstance(op, ast.Div):
                     self._save_partners(expr.left, expr.right, "an input of `/`", divide=True)
-                elif isinstance(op, cst.Power):
+                elif isinstance(op, ast.Pow):
                     self._save_if_grad(expr.left, "the input of `**`")
-            elif isinstance(expr, cst.Call):
+            elif isinstance(expr, ast.Call):
                 self._call_saves(expr)
 
-    def _call_saves(self, call: cst.Call) -> None:
+    def _call_saves(self, call: ast.Call) -> None:
         func = call.func
-        args = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        args = _positional(call)
         name = None
-        receiver: Optional[cst.BaseExpression] = None
+        receiver: Optional[ast.expr] = None
         qname = self._torch_name(func)
         if qname is not None:
             name = qname.rsplit(".", 1)[-1]
@@ -902,18 +1127,18 @@ class _Walker:
                 # The weight requires grad: the input is saved unconditionally.
                 self._save(args[0], f"the input of `{name}`")
                 return
-        elif isinstance(func, cst.Attribute):
+        elif isinstance(func, ast.Attribute):
             receiver = func.value
-            name = func.attr.value
-            dotted = dotted_name(func)
-            ctor = self.a.module_ctor.get(self._key(dotted) or "") if dotted is not None else None
-            if dotted is not None and ctor is not None:
-                self._module_call_saves(ctor, dotted, args)
+            name = func.attr
+            spelled = dotted(func)
+            ctor = self.a.module_ctor.get(self._key(spelled) or "") if spelled is not None else None
+            if spelled is not None and ctor is not None:
+                self._module_call_saves(ctor, spelled, args)
                 return
-            if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1 and args:
+            if spelled is not None and spelled.startswith("self.") and spelled.count(".") == 1 and args:
                 return  # a submodule built elsewhere: unknown, stay silent
-        elif isinstance(func, cst.Name) and func.value in self.a.module_ctor:
-            self._module_call_saves(self.a.module_ctor[func.value], func.value, args)
+        elif isinstance(func, ast.Name) and func.id in self.a.module_ctor:
+            self._module_call_saves(self.a.module_ctor[func.id], func.id, args)
             return
         if name is None:
             return
@@ -926,10 +1151,10 @@ class _Walker:
                 for other in operands[1:2]:
                     self._save_if_grad(other, f"an input of `{name}`")
 
-    def _module_call_saves(self, ctor: str, dotted: str, args: List[cst.BaseExpression]) -> None:
+    def _module_call_saves(self, ctor: str, spelled: str, args: List[ast.expr]) -> None:
         if not args or ctor in QUIET_MODULES or ctor in OUTPUT_SAVING_MODULES:
             return
-        what = f"the input of `{dotted}` ({ctor})"
+        what = f"the input of `{spelled}` ({ctor})"
         if ctor in PARAMETRIC_MODULES:
             self._save(args[0], what)
         elif ctor.endswith("Loss"):
@@ -940,9 +1165,9 @@ class _Walker:
             self._save_if_grad(args[0], what)
         elif ctor in self.a.class_names or ctor == "Sequential":
             # A model of the user's own: its first layer keeps the input.
-            self._save(args[0], f"the input of `{dotted}`")
+            self._save(args[0], f"the input of `{spelled}`")
 
-    def _save_partners(self, left, right, what: str, divide: bool = False) -> None:
+    def _save_partners(self, left: ast.expr, right: ast.expr, what: str, divide: bool = False) -> None:
         left_grad, right_grad = self._grad(left), self._grad(right)
         if right_grad:
             self._save(left, what)
@@ -956,45 +1181,52 @@ class _Walker:
             binding.output_of = None
         return binding.saved
 
-    def _save_if_grad(self, expr, what: str) -> None:
+    def _save_if_grad(self, expr: ast.expr, what: str) -> None:
         if self._grad(expr):
             self._save(expr, what)
 
-    def _save(self, expr, what: str) -> None:
-        if isinstance(expr, cst.Name):
-            binding = self.state.get(expr.value)
+    def _save(self, expr: ast.expr, what: str) -> None:
+        if isinstance(expr, ast.Name):
+            binding = self.state.get(expr.id)
             if binding is not None and binding.tensor and self._saved(binding) is None and binding.kind != "attr":
                 binding.saved = what
                 if binding.view_of is not None:
                     base = self._base(binding)
                     if base is not None and self._saved(base) is None:
-                        base.saved = what + f" (through the view `{expr.value}`)"
+                        base.saved = what + f" (through the view `{expr.id}`)"
 
-    def _grad(self, expr: cst.BaseExpression) -> bool:
+    def _grad(self, expr: ast.expr) -> bool:
         """Does ``expr`` (probably) require grad?"""
-        if isinstance(expr, cst.Name):
-            binding = self.state.get(expr.value)
+        if isinstance(expr, ast.Name):
+            binding = self.state.get(expr.id)
             return binding is not None and binding.grad
-        if isinstance(expr, cst.Attribute):
-            return self._key(dotted_name(expr)) in self.a.parameters
+        if isinstance(expr, ast.Attribute):
+            return self._key(dotted(expr)) in self.a.parameters
+        if isinstance(expr, ast.Starred):
+            return self._grad(expr.value)
         return self._value(expr).grad
 
     # ---- escapes: the tensor is stored where the fix cannot follow it
 
-    def _record_escapes(self, node: cst.CSTNode) -> None:
-        stored: List[cst.BaseExpression] = []
-        if isinstance(node, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            if node.value is not None and any(isinstance(t, (cst.Attribute, cst.Subscript)) for t in targets):
+    def _record_escapes(self, node: ast.AST) -> None:
+        stored: List[ast.AST] = []
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is not None and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
                 stored.append(node.value)
-        for expr in self.a.local(node):
-            if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
-                stored.append(expr)
-            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-                if expr.func.attr.value in ("append", "extend", "insert", "add", "update", "setdefault", "put"):
-                    stored.extend(a.value for a in expr.args)
-            elif isinstance(expr, cst.Yield) and expr.value is not None:
-                stored.append(expr.value)  # type: ignore[arg-type]
+        local = self.a.local(node)
+        # ``x[a, b]`` is a tuple to Python, an index of two elements to the reader.
+        indices = {id(n.slice) for n in local if isinstance(n, ast.Subscript)}
+        for expr in local:
+            if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+                if id(expr) not in indices:
+                    stored.append(expr)
+            elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+                if expr.func.attr in _STORING_METHODS:
+                    stored.extend(expr.args)
+                    stored.extend(k.value for k in expr.keywords)
+            elif isinstance(expr, (ast.Yield, ast.YieldFrom)) and expr.value is not None:
+                stored.append(expr.value)
         for expr in stored:
             for name in _loads(expr):
                 binding = self.state.get(name)
@@ -1003,111 +1235,111 @@ class _Walker:
 
     # ---- bindings
 
-    def _bind_for(self, node: cst.For) -> None:
+    def _bind_for(self, node: Union[ast.For, ast.AsyncFor]) -> None:
         iterated = node.iter
-        leafy = isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) and iterated.func.attr.value == "parameters"
+        leafy = isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters"
         for name in _target_names(node.target):
             self.state[name] = _Binding("value", leafy, False, self.new_id())
 
-    def _unbind(self, target: cst.BaseExpression) -> None:
+    def _unbind(self, target: ast.AST) -> None:
         for name in _target_names(target):
             self.state[name] = _Binding("value", False, False, self.new_id())
 
-    def _bind(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Del):
-            for name in _target_names(node.target):
-                self.state.pop(name, None)
+    def _bind(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Delete):
+            for target in node.targets:
+                for name in _target_names(target):
+                    self.state.pop(name, None)
             return
         for expr in self.a.local(node):
-            if isinstance(expr, cst.NamedExpr) and isinstance(expr.target, cst.Name):
-                self.state[expr.target.value] = self._value(expr.value)
-        if isinstance(node, cst.AnnAssign) and node.value is not None:
+            if isinstance(expr, ast.NamedExpr) and isinstance(expr.target, ast.Name):
+                self.state[expr.target.id] = self._value(expr.value)
+        targets: List[ast.expr]
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
             targets = [node.target]
             value = node.value
-        elif isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
+        elif isinstance(node, ast.Assign):
+            targets = node.targets
             value = node.value
         else:
             return
         for target in targets:
-            if isinstance(target, cst.Name):
-                self.state[target.value] = self._value(value, name_hint=target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
+            if isinstance(target, ast.Name):
+                self.state[target.id] = self._value(value)
+            elif isinstance(target, (ast.Tuple, ast.List)):
                 result = self._value(value)
                 for name in _target_names(target):
                     self.state[name] = _Binding("value", result.tensor, result.grad, self.new_id())
 
-    def _value(self, expr: cst.BaseExpression, name_hint: Optional[str] = None) -> _Binding:
+    def _value(self, expr: ast.AST) -> _Binding:
         """A binding describing what ``expr`` evaluates to."""
         fresh_id = self.new_id()
-        if isinstance(expr, cst.Name):
-            source = self.state.get(expr.value)
+        if isinstance(expr, ast.Name):
+            source = self.state.get(expr.id)
             if source is None:
                 return _Binding("value", False, False, fresh_id)
             return replace(source)  # a plain alias: same object
-        if isinstance(expr, (cst.Attribute,)):
-            parameter = self._key(dotted_name(expr)) in self.a.parameters
+        if isinstance(expr, ast.Attribute):
+            parameter = self._key(dotted(expr)) in self.a.parameters
             return _Binding("attr", parameter, parameter, fresh_id)
-        if isinstance(expr, cst.Subscript):
+        if isinstance(expr, ast.Subscript):
             base = expr.value
-            if isinstance(base, cst.Name) and base.value in self.state:
-                source = self.state[base.value]
+            if isinstance(base, ast.Name) and base.id in self.state:
+                source = self.state[base.id]
                 if source.tensor and _basic_index(expr):
-                    return _Binding("value", True, source.grad, fresh_id, view_of=source.ident, via=base.value)
-                return _Binding("value", source.tensor and False, source.grad, fresh_id)
+                    return _Binding("value", True, source.grad, fresh_id, view_of=source.ident, via=base.id)
+                return _Binding("value", False, source.grad, fresh_id)
             return _Binding("value", False, False, fresh_id)
-        if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr, ast.BinOp):
             left, right = self._value(expr.left), self._value(expr.right)
             return _Binding("value", left.tensor or right.tensor, left.grad or right.grad, fresh_id)
-        if isinstance(expr, cst.Comparison):
+        if isinstance(expr, ast.Compare):
             compared = expr.left
             if (
-                isinstance(compared, cst.Name)
-                and compared.value in self.state
-                and self.state[compared.value].tensor
-                and all(_scalar(c.comparator) for c in expr.comparisons)
+                isinstance(compared, ast.Name)
+                and compared.id in self.state
+                and self.state[compared.id].tensor
+                and all(_scalar(c) for c in expr.comparators)
             ):
-                return _Binding("value", True, False, fresh_id, mask_of=self.state[compared.value].ident)
+                return _Binding("value", True, False, fresh_id, mask_of=self.state[compared.id].ident)
             return _Binding("value", False, False, fresh_id)
-        if isinstance(expr, cst.UnaryOperation):
-            inner = self._value(expr.expression)
+        if isinstance(expr, ast.UnaryOp):
+            inner = self._value(expr.operand)
             return _Binding("value", inner.tensor, inner.grad, fresh_id)
-        if isinstance(expr, cst.Call):
+        if isinstance(expr, ast.Call):
             return self._call_value(expr, fresh_id)
         return _Binding("value", False, False, fresh_id)
 
-    def _call_value(self, call: cst.Call, fresh_id: int) -> _Binding:
+    def _call_value(self, call: ast.Call, fresh_id: int) -> _Binding:
         func = call.func
-        args = [a.value for a in call.args if a.keyword is None and a.star == ""]
-        arg_grad = any(self._grad(a) for a in args)
+        arg_grad = any(self._grad(a) for a in _positional(call))
         qname = self._torch_name(func)
         if qname is not None:
             space, _, name = qname.rpartition(".")
             if name == "Parameter":
                 return _Binding("leaf", True, True, fresh_id)
             if name in FACTORIES and space == "torch":
-                requires = keyword(call, "requires_grad")
-                if requires is not None and isinstance(requires.value, cst.Name) and requires.value.value == "True":
+                if _is_true(_keyword(call, "requires_grad")):
                     return _Binding("leaf", True, True, fresh_id)
                 return _Binding("fresh", True, False, fresh_id)
             saved = f"the output of `{name}`" if name in SAVES_OUTPUT else None
             tensor = not name.startswith(("is_", "numel", "get_")) and space.startswith("torch")
             return _Binding("value", tensor, arg_grad, fresh_id, saved=saved if arg_grad else None)
-        if isinstance(func, cst.Attribute):
-            name = func.attr.value
-            dotted = dotted_name(func)
-            ctor = self.a.module_ctor.get(self._key(dotted) or "") if dotted is not None else None
-            if dotted is not None and ctor is not None:
+        if isinstance(func, ast.Attribute):
+            name = func.attr
+            spelled = dotted(func)
+            ctor = self.a.module_ctor.get(self._key(spelled) or "") if spelled is not None else None
+            if spelled is not None and ctor is not None:
                 grad = ctor in PARAMETRIC_MODULES or arg_grad or ctor not in QUIET_MODULES
-                return _Binding("value", True, grad, fresh_id, output_of=dotted if grad else None)
-            if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:
-                method = (self.scope.cls, name) if self.scope.cls is not None else None
+                return _Binding("value", True, grad, fresh_id, output_of=spelled if grad else None)
+            if spelled is not None and spelled.startswith("self.") and spelled.count(".") == 1:
+                method = (id(self.scope.cls), name) if self.scope.cls is not None else None
                 if method in self.a.methods:
                     return _Binding("value", False, arg_grad, fresh_id)
                 # A submodule (its output requires grad) or a configurable op, perhaps set by a base
                 # class in another file: the model says whether either saves its output.
-                return _Binding("value", True, True, fresh_id, output_of=dotted if arg_grad else None)
-            receiver = self._value(func.value) if not isinstance(func.value, cst.Name) else self.state.get(func.value.value)
+                return _Binding("value", True, True, fresh_id, output_of=spelled if arg_grad else None)
+            receiver = self._value(func.value) if not isinstance(func.value, ast.Name) else self.state.get(func.value.id)
             if receiver is None or not (receiver.tensor or receiver.grad):
                 return _Binding("value", False, False, fresh_id)  # requiring grad implies a tensor
             if name in NON_TENSOR_METHODS:
@@ -1115,20 +1347,20 @@ class _Walker:
             if name in FRESH_METHODS:
                 grad = receiver.grad and name == "clone"
                 return _Binding("fresh", True, grad, fresh_id)
-            if name in VIEW_METHODS and isinstance(func.value, cst.Name):
+            if name in VIEW_METHODS and isinstance(func.value, ast.Name):
                 grad = receiver.grad and name != "detach"
-                return _Binding("value", True, grad, fresh_id, view_of=receiver.ident, via=func.value.value)
+                return _Binding("value", True, grad, fresh_id, view_of=receiver.ident, via=func.value.id)
             if name in INPLACE_METHODS:
                 return replace(receiver)  # x.relu_() returns x itself
             grad = receiver.grad or arg_grad
             saved = f"the output of `{name}`" if name in SAVES_OUTPUT and grad else None
             return _Binding("value", True, grad, fresh_id, saved=saved)
-        if isinstance(func, cst.Name):
-            if func.value in NON_TENSOR_BUILTINS:
+        if isinstance(func, ast.Name):
+            if func.id in NON_TENSOR_BUILTINS:
                 return _Binding("value", False, False, fresh_id)
-            if func.value in self.a.module_ctor or self.a.is_module_name(func.value):
+            if func.id in self.a.module_ctor or self.a.is_module_name(func.id):
                 return _Binding("value", True, True, fresh_id)  # model(x)
-            if func.value[:1].isupper():
+            if func.id[:1].isupper():
                 return _Binding("attr", False, False, fresh_id)  # constructing an object
         return _Binding("value", False, arg_grad, fresh_id)
 
@@ -1136,142 +1368,160 @@ class _Walker:
 # --------------------------------------------------------------------------- helpers
 
 
-def _all_params(func: cst.FunctionDef) -> List[cst.Param]:
-    p = func.params
-    return [*p.posonly_params, *p.params, *p.kwonly_params]
+def _all_params(func: FunctionAst) -> List[ast.arg]:
+    args = func.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _is_static(func: cst.FunctionDef) -> bool:
-    return any(dotted_name(d.decorator) in ("staticmethod",) for d in func.decorators)
+def _params_with_defaults(func: FunctionAst) -> List[Tuple[ast.arg, bool]]:
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [False] * (len(positional) - len(args.defaults)) + [True] * len(args.defaults)
+    return list(zip(positional, defaults)) + [(a, d is not None) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
 
 
-def _tensor_param(param: cst.Param, first: bool) -> Optional[bool]:
+def _is_static(func: FunctionAst) -> bool:
+    return any(dotted(d) == "staticmethod" for d in func.decorator_list)
+
+
+def _one_line_body(func: FunctionAst) -> bool:
+    """``def f(x): return x`` (the body on the line the signature ends on)."""
+    ends = [func.lineno] + [getattr(n, "end_lineno", None) or 0 for n in ast.walk(func.args)]
+    if func.returns is not None:
+        ends.append(func.returns.end_lineno or 0)
+    return func.body[0].lineno <= max(ends)
+
+
+def _tensor_param(param: ast.arg, has_default: bool, first: bool) -> Optional[bool]:
     """True: a tensor; None: maybe one (proved only by a tensor method call on it); False: not one."""
     if param.annotation is not None:
-        text = cst.Module([]).code_for_node(param.annotation.annotation)
+        text = ast.unparse(param.annotation)
         return "Tensor" in text and not _NON_TENSOR_ANNOTATION.match(text)
-    if param.default is not None:
+    if has_default:
         return False
     return True if first else None
 
 
-def _inplace_requested(call: cst.Call, position: int) -> bool:
-    arg = keyword(call, "inplace")
-    if arg is None:
-        positional = [a for a in call.args if a.keyword is None]
-        arg = positional[position] if len(positional) > position else None
-    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+def _first_arg(call: ast.Call) -> Optional[ast.expr]:
+    """The first argument as written (positional or keyword)."""
+    if call.args:
+        first = call.args[0]
+        return first.value if isinstance(first, ast.Starred) else first
+    return call.keywords[0].value if call.keywords else None
 
 
-def _scalar(expr: cst.BaseExpression) -> bool:
+def _inplace_requested(call: ast.Call, position: int) -> bool:
+    value = _keyword(call, "inplace")
+    if value is None:
+        positional = call.args
+        value = positional[position] if len(positional) > position else None
+    return _is_true(value)
+
+
+def _item_write(node: ast.AST) -> bool:
+    """``x op= …`` or ``x[…] = …``."""
+    kind = type(node)
+    return kind is ast.AugAssign or (kind is ast.Assign and any(isinstance(t, ast.Subscript) for t in node.targets))  # type: ignore[attr-defined]
+
+
+def _scalar(expr: ast.AST) -> bool:
     """A number literal, possibly negated, or ``float("inf")``-style."""
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        expr = expr.expression
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return True
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        expr = expr.operand
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) in (int, float)
     return (
-        isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Name)
-        and expr.func.value == "float"
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "float"
+        and len(expr.args) + len(expr.keywords) == 1
         and len(expr.args) == 1
-        and isinstance(expr.args[0].value, cst.SimpleString)
+        and isinstance(expr.args[0], ast.Constant)
+        and isinstance(expr.args[0].value, (str, bytes))
     )
 
 
-def _tests_training(test: cst.BaseExpression) -> Optional[bool]:
-    """True for ``if self.training:``, False for ``if not self.training:``, else None."""
-    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    if negated:
-        test = test.expression  # type: ignore[attr-defined]
-    if isinstance(test, cst.Attribute) and test.attr.value == "training":
-        return not negated
-    return None
+def _mentions_inplace(expr: ast.AST) -> bool:
+    for n in _walk(expr):
+        kind = type(n)
+        if kind is ast.Name and "inplace" in n.id.lower():  # type: ignore[attr-defined]
+            return True
+        if kind is ast.Attribute and "inplace" in n.attr.lower():  # type: ignore[attr-defined]
+            return True
+        if kind is ast.keyword and n.arg is not None and "inplace" in n.arg.lower():  # type: ignore[attr-defined]
+            return True
+    return False
 
 
-def _mentions_inplace(expr: cst.CSTNode) -> bool:
-    return any(isinstance(n, cst.Name) and "inplace" in n.value.lower() for n in _walk(expr))
-
-
-def _has_backward(context: RuleContext, node: FunctionNode) -> bool:
-    return any(is_backward_call(context, c) for c in module_index(context).calls_of(node))
-
-
-def _reads_grad_of(op: cst.CSTNode, target: str) -> bool:
+def _reads_grad_of(op: ast.AST, target: str) -> bool:
     return any(
-        isinstance(n, cst.Attribute) and n.attr.value == "grad" and isinstance(n.value, cst.Name) and n.value.value == target
+        isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.value, ast.Name) and n.value.id == target
         for n in _walk(op)
     )
 
 
-def _basic_index(sub: cst.Subscript) -> bool:
+def _basic_index(sub: ast.Subscript) -> bool:
     """``x[0]``, ``x[:, 1:]``, ``x[..., None]``: indexing that returns a view."""
-    for element in sub.slice:
-        index = element.slice
-        if isinstance(index, cst.Slice):
+    elements = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+    for index in elements:
+        if isinstance(index, ast.Slice):
             continue
-        if isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.Ellipsis)):
-            continue
-        if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "None":
+        if isinstance(index, ast.Constant) and (type(index.value) is int or index.value is Ellipsis or index.value is None):
             continue
         return False
     return True
 
 
-
-
-def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    """Calls inside ``node``, innermost first (so ``f(g(x))`` yields ``g`` before ``f``)."""
-    found = [n for n in _walk(node) if isinstance(n, cst.Call)]
-    return reversed(found)
-
-
-def _target_names(target: cst.CSTNode) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
+def _target_names(target: ast.AST) -> List[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _target_names(e)]
+    if isinstance(target, ast.Starred):
         return _target_names(target.value)
     return []
 
 
-def _stores(node: cst.CSTNode) -> Set[str]:
-    if isinstance(node, cst.Assign):
-        return {n for t in node.targets for n in _target_names(t.target)}
-    if isinstance(node, cst.AnnAssign) and node.value is not None:
+def _stores(node: ast.AST) -> Set[str]:
+    if isinstance(node, ast.Assign):
+        return {n for t in node.targets for n in _target_names(t)}
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
         return set(_target_names(node.target))
-    if isinstance(node, cst.For):
+    if isinstance(node, (ast.For, ast.AsyncFor)):
         return set(_target_names(node.target))
     return set()
 
 
-def _loads(node: cst.CSTNode) -> Set[str]:
+def _loads(node: ast.AST) -> Set[str]:
     """Names read by ``node`` (assignment targets, attribute and keyword names excluded)."""
-    skip: Set[cst.CSTNode] = set()
-    if isinstance(node, cst.Assign):
-        skip.update(t.target for t in node.targets if isinstance(t.target, (cst.Name, cst.Tuple, cst.List)))
-    elif isinstance(node, cst.AnnAssign):
-        skip.update((node.target, node.annotation))
-    roots: List[cst.CSTNode] = [node]
-    if isinstance(node, cst.For):
+    skip: Set[int] = set()
+    if isinstance(node, ast.Assign):
+        skip.update(id(t) for t in node.targets if isinstance(t, (ast.Name, ast.Tuple, ast.List)))
+    elif isinstance(node, ast.AnnAssign):
+        skip.update((id(node.target), id(node.annotation)))
+    roots: List[ast.AST] = [node]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
         roots = [node.iter]
-    elif isinstance(node, cst.With):
-        roots = [item.item for item in node.items]  # the body is walked unit by unit
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        roots = [item.context_expr for item in node.items]  # the body is walked unit by unit
     names: Set[str] = set()
     stack = roots
     while stack:
         current = stack.pop()
-        if current in skip:
+        if id(current) in skip:
             continue
-        if isinstance(current, cst.Name):
-            names.add(current.value)
+        kind = type(current)
+        if kind is ast.Name:
+            names.add(current.id)  # type: ignore[attr-defined]
             continue
-        for child in _children(current):
-            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                continue
-            if isinstance(current, cst.Attribute) and child is current.attr:
-                continue
-            if isinstance(current, cst.Arg) and child is current.keyword:
-                continue
-            stack.append(child)
+        if kind is ast.Global or kind is ast.Nonlocal:
+            names.update(current.names)  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            if kind is ast.ImportFrom and current.module:  # type: ignore[attr-defined]
+                names.add(current.module.split(".", 1)[0])  # type: ignore[attr-defined]
+            for alias in current.names:  # type: ignore[attr-defined]
+                names.add(alias.name.split(".", 1)[0])
+                if alias.asname:
+                    names.add(alias.asname)
+        stack.extend(c for c in _fields(current) if not isinstance(c, _NEW_SCOPES))
     return names

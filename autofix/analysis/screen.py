@@ -14,21 +14,25 @@ against the full rules on the corpus, generated programs and real code.
 * :func:`may_backpropagate`: AF102 and AF105 follow graphs into a
   ``backward()``, ``torch.autograd.grad`` or ``jacobian`` call, imported
   under any name.
-* AF103's screen lives in :mod:`autofix.analysis.inplace_screen`.
+* AF103's and AF107's screen is their analysis itself (:mod:`autofix.analysis.inplace`), which
+  reads Python's parse tree: LibCST parses only the files where it reports something.
 """
 
 from __future__ import annotations
 
 import ast
 import warnings
-from typing import Any, FrozenSet, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, FrozenSet, Optional, Tuple, Union
 
 from autofix.model.nodes import ModuleNodes, nodes_of
+
+if TYPE_CHECKING:
+    from autofix.model.project import ModuleModel
 from autofix.model.vocabulary import BACKWARD_CALLS, DIFFERENTIATING_CALLS
 
 __all__ = [
     "ModuleNodes", "nodes_of", "parse_python", "calls_backward", "may_backpropagate", "forward_writes_self",
-    "set_origin", "origin",
+    "set_origin", "origin", "origin_model",
 ]
 
 
@@ -45,15 +49,36 @@ def parse_python(source: Union[bytes, str]) -> Optional[ast.Module]:
         return None
 
 
-def set_origin(tree: ast.Module, path: str, project: Any) -> None:
+def set_origin(tree: ast.Module, path: str, project: Any, source: Union[bytes, str, None] = None) -> None:
     """Say where ``tree`` was read from: a screen may then ask the program model about the names
-    it imports from its project (``project``: a Project, None for a file alone, or FIND_PROJECT)."""
+    it imports from its project (``project``: a Project, None for a file alone, or FIND_PROJECT;
+    ``source``: the text ``tree`` was parsed from, which the model is cached by)."""
     tree._autofix_origin = (path, project)  # type: ignore[attr-defined]
+    tree._autofix_source = source  # type: ignore[attr-defined]
 
 
 def origin(tree: ast.Module) -> Optional[Tuple[str, Any]]:
     """``(path, project setting)`` given to :func:`set_origin`; None when the tree's file is unknown."""
     return getattr(tree, "_autofix_origin", None)
+
+
+def origin_model(tree: ast.Module) -> "ModuleModel":
+    """The program model of the module ``tree`` was read from (built once, kept on the tree, where
+    the rules' context finds it): linked to its project when :func:`set_origin` said where it is,
+    the file alone otherwise."""
+    found = getattr(tree, "_autofix_model", None)
+    if found is None:
+        from autofix.model.project import FIND_PROJECT, empty_model, model_for_source, project_for
+
+        path, project = origin(tree) or ("<string>", None)
+        if project is FIND_PROJECT:
+            project = project_for(path)
+        source = getattr(tree, "_autofix_source", None)
+        if source is None:
+            source = ast.unparse(tree)  # only the model's cache key: the summary is read from ``tree``
+        found = model_for_source(source, path, project, tree=tree) or empty_model(path)
+        tree._autofix_model = found  # type: ignore[attr-defined]
+    return found  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- backward

@@ -608,14 +608,6 @@ class ModuleModel:
             return frozenset()
         return self.written_positions(target)
 
-    def helper_writes(self, spelled: str) -> Optional[FrozenSet[int]]:
-        """For a call spelled ``spelled`` (``helper``, ``utils.helper``) of a name imported from the
-        project: :meth:`call_writes`; None when the name is one this module defines (not known here)."""
-        head = spelled.split(".", 1)[0]
-        if head in self.summary.classes or head in self.summary.functions:
-            return None
-        return self.call_writes(self.resolve(spelled), self.summary.name)
-
     def is_module_class(self, cls: ClassSummary) -> bool:
         return self.framework(cls) in (Framework.MODULE, Framework.LIGHTNING)
 

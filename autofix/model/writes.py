@@ -888,7 +888,7 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
                     for name in _stored_names(target):
                         bound[name] = what if isinstance(target, ast.Name) else ""
             elif isinstance(stmt, ast.If):
-                training = _tests_training(stmt.test)
+                training = tests_training(stmt.test)
                 visit(stmt.body, quiet or training is False)
                 visit(stmt.orelse, quiet or training is True)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -915,7 +915,7 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
     return tuple(found)
 
 
-def _tests_training(test: ast.expr) -> Optional[bool]:
+def tests_training(test: ast.expr) -> Optional[bool]:
     """True for ``if self.training:``, False for ``if not self.training:``, else None."""
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
     if negated:

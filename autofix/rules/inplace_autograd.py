@@ -1,16 +1,16 @@
 from __future__ import annotations
 
 import ast
-
 import re
-
+from dataclasses import dataclass
 from typing import ClassVar, Optional, Tuple
 
 import libcst as cst
 
-from autofix.analysis import inplace_screen
 from autofix.analysis.inplace import InplaceEvent, inplace_events, torch_alias
+from autofix.analysis.locate import Statements, pair_statements, same_call
 from autofix.analysis.names import dotted_name
+from autofix.analysis.screen import origin_model
 from autofix.model.vocabulary import LIBRARIES
 from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
@@ -52,6 +52,60 @@ _PROJECT_IMPORT = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class _Found:
+    """An :class:`InplaceEvent` with the LibCST nodes the report and the fix are made of."""
+
+    #: The operation: a ``Call``, an ``AugAssign`` or an ``Assign`` to a subscript.
+    node: cst.CSTNode
+    form: str
+    target: str
+    reason: str
+    detail: str
+    #: The small statement holding the operation (None in an ``if``/``while`` test), and its line
+    #: (None for a statement after a compound statement's colon).
+    small: Optional[cst.BaseSmallStatement]
+    line: Optional[cst.SimpleStatementLine]
+    visible: bool
+    read_after: bool
+    aliases_read: Tuple[str, ...]
+    #: For ``x[mask] = v`` whose exact out-of-place form is ``x.masked_fill(mask, v)``: (mask, v).
+    masked_fill: Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]
+
+
+def _locate(event: InplaceEvent, statements: Statements) -> Optional[_Found]:
+    """The event on LibCST's tree (None where the two trees do not line up: nothing is reported)."""
+    paired = statements.get(id(event.statement))
+    if paired is None:
+        return None
+    statement, line = paired
+    node: Optional[cst.CSTNode] = statement
+    if event.node is not event.statement:
+        if isinstance(event.statement, (ast.If, ast.While)):
+            node = same_call(event.statement.test, event.node, statement.test)  # type: ignore[arg-type,attr-defined]
+        else:
+            node = same_call(event.statement, event.node, statement)  # type: ignore[arg-type]
+    if node is None:
+        return None
+    masked_fill = None
+    if event.masked_fill and isinstance(node, cst.Assign):
+        index = node.targets[0].target.slice[0].slice  # type: ignore[attr-defined]
+        masked_fill = (index.value, node.value)
+    return _Found(
+        node=node,
+        form=event.form,
+        target=event.target,
+        reason=event.reason,
+        detail=event.detail,
+        small=statement if isinstance(statement, cst.BaseSmallStatement) else None,
+        line=line,
+        visible=event.visible,
+        read_after=event.read_after,
+        aliases_read=event.aliases_read,
+        masked_fill=masked_fill,
+    )
+
+
 class InplaceRule(Rule):
     """What AF103 and AF107 share: the in-place analysis, its screens and the out-of-place fix.
 
@@ -68,7 +122,9 @@ class InplaceRule(Rule):
 
     @classmethod
     def may_fire_in(cls, tree: ast.Module) -> bool:
-        return inplace_screen.may_have_inplace_events(tree, caller_only=cls.CALLER_ONLY)
+        # The screen is the analysis itself, on Python's parse tree: its events are kept on the
+        # tree, and :meth:`check` maps them onto LibCST's nodes.
+        return any(e.caller_only is cls.CALLER_ONLY for e in inplace_events(tree, lambda: origin_model(tree)))
 
     @classmethod
     def may_fire(cls, text: str) -> bool:
@@ -81,17 +137,25 @@ class InplaceRule(Rule):
         )
 
     def check(self) -> None:
-        self.torch = torch_alias(self.context.module)
-        for event in inplace_events(self.context):
-            if event.caller_only is not self.CALLER_ONLY:
+        tree = self.context.python_tree()
+        if tree is None:
+            return  # Python cannot parse it (LibCST accepts a little more): nothing is known
+        events = [e for e in inplace_events(tree, lambda: self.context.model) if e.caller_only is self.CALLER_ONLY]
+        if not events:
+            return
+        self.torch = torch_alias(tree)
+        statements = self.context.fact("ast_statements", lambda: pair_statements(tree, self.context.module))
+        for event in events:
+            found = _locate(event, statements)
+            if found is None:
                 continue
-            fix = self._fix(event)
-            message = self.MESSAGE.format(op=_describe(event), target=event.target, detail=event.detail)
+            fix = self._fix(found)
+            message = self.MESSAGE.format(op=_describe(found), target=found.target, detail=found.detail)
             if fix is None:
-                message += f" (no fix: {_why_no_fix(event)})"
-            self.report(event.node, message, fix=fix)
+                message += f" (no fix: {_why_no_fix(found)})"
+            self.report(found.node, message, fix=fix)
 
-    def _fix(self, event: InplaceEvent) -> Optional[Fix]:
+    def _fix(self, event: _Found) -> Optional[Fix]:
         # Leaves, views and aliases need a decision, not a rewrite.
         if event.reason not in ("argument", "saved") or event.aliases_read:
             return None
@@ -101,7 +165,7 @@ class InplaceRule(Rule):
         title = f"Use the out-of-place form and rebind `{event.target}`"
         return Fix.unsafe(title, *edits) if event.visible else Fix.safe(title, *edits)
 
-    def _edits(self, event: InplaceEvent):
+    def _edits(self, event: _Found):
         small, target = event.small, event.target
         if small is None:
             return None
@@ -117,7 +181,7 @@ class InplaceRule(Rule):
         if event.form == "setitem":
             if event.masked_fill is None:
                 return None
-            mask, value = (self.context.code_for(n) for n in event.masked_fill)
+            mask, value = (self.context.code_for(n) for n in event.masked_fill)  # type: ignore[union-attr]
             return (Replace(small, _assign(f"{target} = {target}.masked_fill({mask}, {value})")),)
         call = event.node
         assert isinstance(call, cst.Call)
@@ -142,7 +206,7 @@ class InplaceRule(Rule):
         rebind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], new_call)])
         return (InsertBefore(event.line, (rebind,)), Replace(call, cst.Name(target)))
 
-    def _out_of_place(self, event: InplaceEvent, call: cst.Call) -> Optional[cst.BaseExpression]:
+    def _out_of_place(self, event: _Found, call: cst.Call) -> Optional[cst.BaseExpression]:
         if event.form == "functional":
             args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "inplace")]
             if len(args) == len(call.args):
@@ -314,7 +378,7 @@ class InplaceAutograd(InplaceRule):
     FIXES = (Applicability.SAFE, Applicability.UNSAFE)
 
 
-def _why_no_fix(event: InplaceEvent) -> str:
+def _why_no_fix(event: _Found) -> str:
     """The clause ending a finding that comes without a fix."""
     if event.reason == "leaf":
         return "update it under `torch.no_grad()` or write to a clone"
@@ -351,13 +415,13 @@ def _assign(code: str) -> cst.BaseSmallStatement:
     return line.body[0]
 
 
-def _describe_callee(event: InplaceEvent) -> str:
+def _describe_callee(event: _Found) -> str:
     node = event.node
     assert isinstance(node, cst.Call)
     return (dotted_name(node.func) or "the callee") + "()"
 
 
-def _describe(event: InplaceEvent) -> str:
+def _describe(event: _Found) -> str:
     node = event.node
     if event.form == "augassign":
         assert isinstance(node, cst.AugAssign)
