@@ -128,6 +128,8 @@ class Val:
 
 CLEAN = Val()
 _TENSOR_KIND: Kinds = frozenset({TENSOR})
+#: labels saying a value's graph or kind was not proven (see :attr:`Val.graph_is_assumed`)
+_UNPROVEN_LABELS: FrozenSet[Label] = frozenset({("unproven",), ("assumed",)})
 _NUMBER_KIND: Kinds = frozenset({NUMBER})
 _OTHER_KIND: Kinds = frozenset({OTHER})
 _NONE_KIND: Kinds = frozenset({NONE})
@@ -1213,6 +1215,11 @@ class GraphFlow:
             if previous is not None:
                 target = previous.value.join(target)
             self.backwards[call] = Backward(call, target, tuple(self._loops), retain)
+            name = dotted_name(func.value) if isinstance(func, cst.Attribute) and func.attr.value == "backward" else None
+            if name is not None and name in state and target.level >= GRAPH:
+                # ``loss.backward()`` proves ``loss`` a tensor with a graph, whatever made it
+                # (``loss, mse, ce = my_loss(...)``: an unsummarised helper's tuple).
+                state[name] = Val(target.level, target.labels - _UNPROVEN_LABELS, _TENSOR_KIND)
             return Val(kinds=_NONE_KIND)
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""

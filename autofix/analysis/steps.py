@@ -85,6 +85,20 @@ def names_class(context: RuleContext, func: cst.BaseExpression) -> bool:
     return name.split(".", 1)[0] != "self" and name not in module_facts(context).modules
 
 
+def _unpacked_pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> Optional[List[Tuple[cst.BaseExpression, cst.BaseExpression]]]:
+    """``a, b = x, y``: each target with the element it receives (None unless both sides are
+    literals of one length with no starred element)."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return None
+    if len(target.elements) != len(value.elements):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+
+
 def _derives_elements(callee: str, args: List["_Value"]) -> bool:
     """Every element of what ``callee(graph_value)`` returns derives from that one graph.
 
@@ -326,9 +340,17 @@ class _GraphWalker:
 
     def _walk_small(self, small: cst.BaseSmallStatement, env: "_Env", disabled: bool) -> None:
         if isinstance(small, cst.Assign):
-            value = self._value(small.value, env, disabled)
-            for target in small.targets:
-                self._assign(target.target, value, env)
+            pairs = _unpacked_pairs(small.targets[0].target, small.value) if len(small.targets) == 1 else None
+            if pairs is not None:
+                # `q1, q2 = critic1(x), critic2(x)`: each name gets its own element, evaluated
+                # before any is bound, so q2 does not share q1's forward pass.
+                values = [self._value(element, env, disabled) for _, element in pairs]
+                for (target, _), element_value in zip(pairs, values):
+                    self._assign(target, element_value, env)
+            else:
+                value = self._value(small.value, env, disabled)
+                for target in small.targets:
+                    self._assign(target.target, value, env)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._value(small.value, env, disabled), env)
         elif isinstance(small, cst.AugAssign):
@@ -486,6 +508,11 @@ class _GraphWalker:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
+            helper = self.context.model.resolve_function(func.value)
+            if helper is not None and helper.on_arguments_only:
+                # ``to_var(torch.ones(n))``: the helper only computes on its arguments, so the
+                # result carries their graph and no forward pass of its own.
+                return _Value(args)
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(func.value, arg_values))
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, arg_values))
 

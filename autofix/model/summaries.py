@@ -14,6 +14,7 @@ helper) is recorded by qualified name and resolved by
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import enum
 import re
@@ -145,6 +146,12 @@ def _leaf(kind: Kind) -> Shape:
 
 
 _GRAPH_SHAPE = Shape(Kind.GRAPH)
+_UNKNOWN_SHAPE = Shape(Kind.UNKNOWN)
+_PYTHON_BUILTINS = frozenset(dir(builtins))
+#: methods that compute on the value they are called on and hold no parameters of their own
+_TENSOR_VALUE_METHODS = KEEP_METHODS | CUT_METHODS | NUMBER_METHODS
+#: methods that put elements into a list (``append`` is the only one whose element the model reads)
+LIST_FILLING_METHODS = frozenset({"append", "extend", "insert"})
 _PAIR = Shape(Kind.TUPLE, (_GRAPH_SHAPE, _GRAPH_SHAPE))
 #: What calling a ``torch.nn`` module returns, by class name (any other layer: one tensor).
 NN_OUTPUT_SHAPES: Dict[str, Shape] = {
@@ -259,6 +266,11 @@ class FunctionSummary:
     #: every ``return`` gives a local the function back-propagated without ``retain_graph``
     #: (``loss.backward(); ...; return loss``): the caller gets a tensor whose graph is freed
     returns_backpropagated: bool = False
+    #: the function computes only on what it is given: a plain function whose code reads no
+    #: global but imported modules and builtins, and calls only library functions that hold no
+    #: parameters (``torch.*`` but not ``torch.nn`` layers), builtins and tensor methods
+    #: (``def to_var(x): return Variable(x.cuda())``). A call of it adds no graph of its own.
+    on_arguments_only: bool = False
     #: for a ``forward``: the ``self`` attributes it rebuilds from their value of the previous call
     #: (``out, self.h = self.rnn(x, self.h)``; :mod:`autofix.model.self_state`)
     carried_self: FrozenSet[str] = frozenset()
@@ -791,11 +803,45 @@ class _FunctionReader:
             isinstance(v, ast.Name) and v.id in freed for v in returns
         )
         self.summary.returned_constructor = self._returned_constructor(returns)
+        self.summary.on_arguments_only = self.self_name is None and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
             )
         return self.summary
+
+    def _on_arguments_only(self) -> bool:
+        """See :attr:`FunctionSummary.on_arguments_only`."""
+        nodes = list(_own_nodes(self.node))
+        bound = set(self.summary.params) | {
+            n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        }
+        for node in nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id not in bound and node.id not in self.module.imports and node.id not in _PYTHON_BUILTINS:
+                    return False
+            elif isinstance(node, (ast.Global, ast.Nonlocal, ast.Lambda)):
+                return False
+            elif isinstance(node, ast.Call) and not self._parameter_free_call(node.func, bound):
+                return False
+        return True
+
+    def _parameter_free_call(self, func: ast.expr, bound: Set[str]) -> bool:
+        """A callee that holds no parameters: a library function (not a ``torch.nn`` layer),
+        a builtin, or a tensor method of a value."""
+        spelled = dotted(func)
+        if spelled is None:
+            # ``torch.relu(x).mean()``: a method of a computed value (the inner call is checked by itself)
+            return isinstance(func, ast.Attribute) and func.attr in _TENSOR_VALUE_METHODS
+        head = spelled.split(".", 1)[0]
+        if head in self.module.imports:
+            qualified = self.module.qualify(spelled)
+            if qualified.startswith("torch.nn.") and not qualified.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
+                return False
+            return qualified.startswith(("torch.", "numpy.", "math."))
+        if "." not in spelled:
+            return head not in bound and head in _PYTHON_BUILTINS
+        return isinstance(func, ast.Attribute) and func.attr in _TENSOR_VALUE_METHODS
 
     def _returned_constructor(self, returns: List[ast.expr]) -> Optional[str]:
         found: Set[Optional[str]] = set()
@@ -858,6 +904,8 @@ class _FunctionReader:
         elif isinstance(target, (ast.Attribute, ast.Subscript)):
             # Stored on an object or in a container: the caller's value outlives the call.
             self.summary.kept_params.update(taint)
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                self._forget_elements(target.value.id)
 
     def _taint_of(self, node: Optional[ast.AST]) -> Set[str]:
         """The params whose graph ``node``'s value may carry (cut by the vocabulary)."""
@@ -1169,7 +1217,37 @@ class _FunctionReader:
             for node in _arithmetic_operands(side)
         )
 
+    def _grow_list(self, call: ast.Call) -> None:
+        """``out.append(loss.item())`` on a local list: its elements are what is appended to it.
+
+        Any other way the list may be filled (``extend``, ``insert``, handing it to a call) leaves
+        its elements unknown.
+        """
+        func = call.func
+        grown = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(arg, ast.Name) and arg.id != grown:
+                self._forget_elements(arg.id)
+        if grown is None or func.attr not in LIST_FILLING_METHODS:
+            return
+        shape = self.shapes.get(grown)
+        if shape is None or shape.kind is not Kind.LIST:
+            return
+        if func.attr != "append" or len(call.args) != 1 or call.keywords:
+            self._forget_elements(grown)
+            return
+        elements = {*shape.parts, self.shape_of(call.args[0])}
+        if shape.values is not None:
+            elements.add(shape.values)
+        self.shapes[grown] = Shape(Kind.LIST, values=elements.pop() if len(elements) == 1 else _UNKNOWN_SHAPE)
+
+    def _forget_elements(self, name: str) -> None:
+        shape = self.shapes.get(name)
+        if shape is not None and shape.kind is Kind.LIST:
+            self.shapes[name] = Shape(Kind.LIST, values=_UNKNOWN_SHAPE)
+
     def _call(self, call: ast.Call) -> None:
+        self._grow_list(call)
         summary = self.summary
         func = call.func
         spelled = dotted(func)
