@@ -511,8 +511,9 @@ class _GraphWalker:
             helper = self.context.model.resolve_function(func.value)
             if helper is not None and helper.on_arguments_only:
                 # ``to_var(torch.ones(n))``: the helper only computes on its arguments, so the
-                # result carries their graph and no forward pass of its own.
-                return _Value(args)
+                # result carries their graph and no forward pass of its own (``ensure_tuple(losses)``
+                # hands back elements sharing what the argument's elements share).
+                return _Value(args, shared_elements=_derives_elements(func.value, arg_values))
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(func.value, arg_values))
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, arg_values))
 
