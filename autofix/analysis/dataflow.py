@@ -999,8 +999,9 @@ class GraphFlow:
             # source of it is known, this assignment stands for one (what is derived from it shares it).
             value = Val(GRAPH, value.labels | {("src", stmt)}, value.kinds)
         if name in self._backward_names and not self._nograd:
-            # ... and it is a tensor: nothing else has ``backward()``.
-            value = Val(value.level, value.labels, _TENSOR_KIND)
+            # ... and it is a tensor: nothing else has ``backward()`` (so it is proven one, whatever
+            # made it: ``loss, mse, ce = my_loss(...)``, an unsummarised helper's tuple).
+            value = Val(value.level, value.labels - _UNPROVEN_LABELS, _TENSOR_KIND)
         elif name in self._backward_containers and not self._nograd and value.level < GRAPH:
             # One of its entries is back-propagated: the container holds a graph (kinds unchanged).
             value = Val(GRAPH, value.labels, value.kinds)
@@ -1215,11 +1216,6 @@ class GraphFlow:
             if previous is not None:
                 target = previous.value.join(target)
             self.backwards[call] = Backward(call, target, tuple(self._loops), retain)
-            name = dotted_name(func.value) if isinstance(func, cst.Attribute) and func.attr.value == "backward" else None
-            if name is not None and name in state and target.level >= GRAPH:
-                # ``loss.backward()`` proves ``loss`` a tensor with a graph, whatever made it
-                # (``loss, mse, ce = my_loss(...)``: an unsummarised helper's tuple).
-                state[name] = Val(target.level, target.labels - _UNPROVEN_LABELS, _TENSOR_KIND)
             return Val(kinds=_NONE_KIND)
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""

@@ -345,12 +345,12 @@ class _GraphWalker:
                 # `q1, q2 = critic1(x), critic2(x)`: each name gets its own element, evaluated
                 # before any is bound, so q2 does not share q1's forward pass.
                 values = [self._value(element, env, disabled) for _, element in pairs]
-                for (target, _), element_value in zip(pairs, values):
-                    self._assign(target, element_value, env)
+                for (bound, _), element_value in zip(pairs, values):
+                    self._assign(bound, element_value, env)
             else:
                 value = self._value(small.value, env, disabled)
-                for target in small.targets:
-                    self._assign(target.target, value, env)
+                for assigned in small.targets:
+                    self._assign(assigned.target, value, env)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._value(small.value, env, disabled), env)
         elif isinstance(small, cst.AugAssign):

@@ -188,3 +188,35 @@ def looped_function_callers(model: ModuleModel, function: FunctionSummary) -> Li
             if any(other.qualify(spelled) == qualified for spelled in caller.looped_calls):
                 found.append(LoopedCaller(caller, None, other, str(path)))
     return found
+
+
+def instance_callers(model: ModuleModel, method: FunctionSummary) -> List[LoopedCaller]:
+    """Functions of other project files that build an instance of ``method``'s class (imported by
+    name) and call the method on it (``executor = Executor(); executor.train(model, optimizer, ...)``),
+    in a loop or not. Empty when the class cannot be told or the project is too large to index."""
+    project = model.project
+    cls = model.class_of(method)
+    if project is None or cls is None or "." in cls.qualname:
+        return []
+    index = _index(project)
+    if index is None:
+        return []
+    home = model.class_model(cls).summary.path
+    found: List[LoopedCaller] = []
+    for path in sorted(index.get("from:" + cls.name, ())):
+        summary = project.summary_of_file(path)
+        if summary is None or summary.path == home:
+            continue
+        other = ModuleModel(summary, project, path)
+        for caller in summary.functions.values():
+            instances = set()
+            for local, built in caller.local_constructors.items():
+                if built.rsplit(".", 1)[-1] != cls.name:
+                    continue
+                # The same class, whatever name its module is reached by (a folder without __init__.py).
+                resolved = other.resolve_qualified_or_local(built)
+                if resolved is not None and resolved.qualname == cls.qualname and other.class_model(resolved).summary.path == home:
+                    instances.add(local)
+            if any(f"{instance}.{method.name}" in caller.calls for instance in instances):
+                found.append(LoopedCaller(caller, None, other, str(path)))
+    return found

@@ -1228,7 +1228,7 @@ class _FunctionReader:
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(arg, ast.Name) and arg.id != grown:
                 self._forget_elements(arg.id)
-        if grown is None or func.attr not in LIST_FILLING_METHODS:
+        if grown is None or not isinstance(func, ast.Attribute) or func.attr not in LIST_FILLING_METHODS:
             return
         shape = self.shapes.get(grown)
         if shape is None or shape.kind is not Kind.LIST:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -54,9 +55,12 @@ class CarriedState(Rule):
     related shapes are reported without a fix: a state object whose
     `detach()` method detaches nothing; a value computed from parameters at
     the end of one call and read by the next (recompute it where it is used;
-    detaching it would cut the parameters' gradient); and a value computed
+    detaching it would cut the parameters' gradient); a value computed
     from parameters once in `__init__` that every iteration's loss goes
-    through.
+    through; and a forward pass run once before the loop (`style =
+    encoder(x)`) whose result every iteration back-propagates through (not
+    when the loop may stop after its first iteration or the backward retains
+    the graph).
 
     ## Why is this bad?
     Every `backward()` frees the graph it walked. The carried state still
@@ -149,6 +153,12 @@ class CarriedState(Rule):
         "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
     )
     INIT_FREED = "the first backward() frees its graph and the next one fails"
+    PRELOOP_MESSAGE = (
+        "`{name}` holds the graph of `{code}`, computed once before the loop, and every iteration "
+        "back-propagates through it: "
+        "the first backward() frees it and the next one fails (no fix: compute it inside the loop, or "
+        "detach it where it is made if what produced it should not be trained)"
+    )
     INIT_RETAINED = (
         "retain_graph=True keeps that graph alive, but its value never follows the updated parameters"
     )
@@ -185,9 +195,13 @@ class CarriedState(Rule):
         facts = module_facts(self.context)
         maybe_none = _maybe_none_names(self.context.module)
         flows = graph_flows(self.context)
+        frozen = _FREEZES_PARAMETERS.search(self.context.code or self.context.module.code) is not None
         for flow in flows:
-            for loop, names in self._carried_states(flow).items():
+            carried = self._carried_states(flow)
+            for loop, names in carried.items():
                 self._report_loop(flow, facts, loop, names, maybe_none)
+            if not frozen:
+                self._report_preloop_graphs(flow, set(carried))
             self._report_init_graphs(flow)
             self._report_method_parameter_state(flow)
             self._report_stateful_instances(flow)
@@ -216,6 +230,42 @@ class CarriedState(Rule):
                             instance=stateful.instance, cls=stateful.cls.name, path=path, effect=effect,
                             reset=f"`{owner}.{resetters[0]}()`", full=full,
                         ))
+
+    def _report_preloop_graphs(self, flow: GraphFlow, carried_loops: Set[cst.CSTNode]) -> None:
+        """A forward pass run once before a loop, held by a name the loop body reads and never
+        rebinds, that every iteration back-propagates through (``prompt = encoder(x)`` above
+        ``for batch in loader: (model(batch) * prompt).sum().backward()``): the first backward frees
+        its graph, the second fails. Loops that may stop after one iteration (``break``,
+        ``return``) and retained graphs (AF106's question) are left alone."""
+        reported: Set[cst.CSTNode] = set()
+        for backward in flow.backwards.values():
+            real = flow.loops_of(backward.loops)
+            if not real or backward.retain_graph:
+                continue
+            loop = real[-1]
+            carried = flow.carried.get(loop)
+            if carried is None or loop in carried_loops or _may_stop_early(loop):
+                continue
+            entry = flow.loop_entry.get(loop, {})
+            # Each iteration's own element (``for loss in losses``) is no value made before the loop.
+            bound = {n for n, _ in loops.target_names(loop.target)} if isinstance(loop, cst.For) else set()
+            for name in sorted(set(carried.first_read) - set(carried.assignments) - bound):
+                value = entry.get(name)
+                if value is None or value.level < GRAPH:
+                    continue
+                for label in sorted(value.labels & backward.value.labels, key=str):
+                    source = label[1] if label[0] == "src" and len(label) == 2 else None
+                    if not isinstance(source, cst.Call) or source in reported:
+                        continue
+                    if not _encloses(flow.scope, source) or _encloses(loop, source) or not self._before(source, loop):
+                        continue
+                    reported.add(source)
+                    code = self.context.code_for(source).strip()
+                    code = code if len(code) <= 60 else code[:57] + "..."
+                    self.report(source, self.PRELOOP_MESSAGE.format(name=name, code=code))
+
+    def _before(self, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        return self.context.get(PositionProvider, node).start.line < self.context.get(PositionProvider, loop).start.line
 
     def _report_init_graphs(self, flow: GraphFlow) -> None:
         """An attribute built from parameters in ``__init__`` that a backward inside a loop goes through."""
@@ -479,6 +529,25 @@ def _back_propagated_in(flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
 def _start(positions, node: cst.CSTNode) -> Tuple[int, int]:
     start = positions[node].start
     return (start.line, start.column)
+
+
+#: the file freezes parameters somewhere: a forward before the loop may well build no graph
+_FREEZES_PARAMETERS = re.compile(r"\.requires_grad\s*=\s*False|requires_grad_\(\s*False")
+
+
+def _may_stop_early(loop: cst.CSTNode) -> bool:
+    """The loop's body may leave it after its first iteration (``break`` or ``return`` of its own)."""
+    stack = [(child, False) for child in children(loop)]
+    while stack:
+        node, nested = stack.pop()
+        if isinstance(node, cst.Return) or (isinstance(node, cst.Break) and not nested):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # a return there leaves another function
+        # A break inside an inner loop leaves only that loop.
+        inner = nested or isinstance(node, (cst.For, cst.While))
+        stack.extend((child, inner) for child in children(node))
+    return False
 
 
 def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:

@@ -34,7 +34,7 @@ from autofix.analysis.training import (
 )
 from autofix.model import AttrKind, ModuleModel
 from autofix.model.summaries import MODULE_BODY
-from autofix.model.callers import LoopedCaller, looped_callers, looped_function_callers
+from autofix.model.callers import LoopedCaller, instance_callers, looped_callers, looped_function_callers
 from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Rule
 from autofix.types import Applicability, Expectation
 
@@ -180,7 +180,7 @@ class ZeroGradPlacement(Rule):
                 if (isinstance(owner, (cst.For, cst.While)) and _is_loop_body(owner, body)) or (owner is scope and scope in framework):
                     self._check_accumulation(owner, lines, parents.get(owner, []))
                     self._check_gated_zero_grad(lines)
-                    self._check_missing(lines)
+                    self._check_missing(lines, scope)
                 elif owner is scope and isinstance(scope, cst.FunctionDef) and scope in holders:
                     self._check_missing_looped_elsewhere(scope, lines)
 
@@ -357,13 +357,13 @@ class ZeroGradPlacement(Rule):
 
     # ------------------------------------------------------------------ no zero_grad at all
 
-    def _check_missing(self, lines: List[Line]) -> None:
+    def _check_missing(self, lines: List[Line], scope: cst.CSTNode) -> None:
         backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
         if not backward_at:
             return
         for step in self._steps(lines):
             # Verify that the optimizer is known by construction, not by name only.
-            if step.optimizer not in self.facts.optimizers:
+            if step.optimizer not in self.facts.optimizers and not self._optimizer_passed_in(step.optimizer, scope):
                 continue
             if lines.index(step.line) < backward_at[0]:
                 continue
@@ -376,6 +376,45 @@ class ZeroGradPlacement(Rule):
                 f"`{self._text(step.line)}` runs every iteration but nothing zeroes its gradients: each step applies the sum of all gradients so far",
                 fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
             )
+        self._check_missing_guarded(lines, backward_at[0], scope)
+
+    def _check_missing_guarded(self, lines: List[Line], first_backward: int, scope: cst.CSTNode) -> None:
+        """A step under an ``if`` of the loop body (``if torch.isfinite(grad_norm): optimizer.step()``,
+        an accumulation guard) with nothing zeroing its gradients anywhere: the gradients grow without
+        bound. Under an accumulation guard they are zeroed right after the guarded step (the window
+        starts afresh); under any other guard before each backward pass, as for an unguarded step."""
+        if self._module_zeroes():
+            return
+        for index, line in enumerate(lines):
+            guard = line.stmt
+            if index < first_backward or line.small is not None or not isinstance(guard, cst.If) or guard.orelse is not None:
+                continue
+            for step in self._steps(linear_block(self.context, guard.body.body, self._owner_class)):
+                if step.optimizer not in self.facts.optimizers and not self._optimizer_passed_in(step.optimizer, scope):
+                    continue
+                new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
+                if _accumulation_test(guard.test):
+                    where = "after the guarded step"
+                    edit: Edit = InsertAfter(step.line.stmt, (new,))
+                else:
+                    where = "before the backward pass"
+                    edit = InsertBefore(lines[first_backward].stmt, (new,))
+                self.report(
+                    step.call,
+                    f"`{self._text(step.line)}` runs under `if {self.context.code_for(guard.test).strip()}:` but nothing "
+                    "zeroes its gradients: every backward() adds to all the gradients before it",
+                    fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` {where}", edit),
+                )
+
+    def _optimizer_passed_in(self, name: str, scope: cst.CSTNode) -> bool:
+        """``name`` is a parameter of the method holding the loop, and every project caller of it
+        (``executor.train(model, optimizer, ...)`` on an instance built in another file) lives in a
+        file that builds a ``torch.optim`` optimizer and zeroes no gradients anywhere."""
+        summary = function_summary(self.context, scope) if isinstance(scope, cst.FunctionDef) else None
+        if summary is None or summary.class_name is None or name not in summary.params[1:]:
+            return False
+        callers = instance_callers(self.context.model, summary)
+        return bool(callers) and all(_builds_optimizer(c.model) and not _zeroes_around(c) for c in callers)
 
     def _check_missing_looped_elsewhere(self, scope: cst.FunctionDef, lines: List[Line]) -> None:
         """A step (backward, then ``step()``, no zeroing) run once per iteration by a loop in another
@@ -448,7 +487,8 @@ class ZeroGradPlacement(Rule):
 
 
 #: gradients cleared by hand: ``p.grad = None``, ``p.grad.zero_()``, ``p.grad.data.zero_()``
-_CLEARS_GRAD_TEXT = re.compile(rb"\.grad\s*=[^=]|\.grad(\.data)?\.zero_\(")
+#: gradients cleared by hand, or ``zero_grad`` handed on uncalled (a per-batch hook, a callback)
+_CLEARS_GRAD_TEXT = re.compile(rb"\.grad\s*=[^=]|\.grad(\.data)?\.zero_\(|\.zero_grad\b(?!\s*\()")
 
 
 def _self_attribute(name: str) -> bool:
