@@ -597,6 +597,18 @@ class GraphFlow:
                     if base:
                         self._backward_containers.add(base)
                         self._backward_entries.append(receiver)
+        # ``loss = loss_dict["loss"]`` then ``loss.backward()``: the container the back-propagated
+        # value was taken from holds a graph in that entry, as if ``loss_dict["loss"].backward()``
+        # were written (its other entries may hold the same graph; their kind stays unknown).
+        for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
+            if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Subscript):
+                continue
+            if not any(dotted_name(t.target) in names for t in node.targets):
+                continue
+            base = dotted_name(node.value.value)
+            if base and base not in names:
+                self._backward_containers.add(base)
+                self._backward_entries.append(node.value)
         return names
 
     # ----------------------------------------------------------------- statements
@@ -1344,7 +1356,9 @@ class GraphFlow:
             self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), False)
             if callee.returns_backpropagated:
                 return Val(GRAPH, source, _TENSOR_KIND)
-            if not any(_may_hold_graph(shape) for shape in shapes):
+            if not any(_may_hold_graph(shape) for shape in shapes) or self.context.model.loops_backward(callee):
+                # An epoch (its own loop back-propagates every iteration) hands back what it kept
+                # after that loop; a graph kept there is the epoch's own finding, not this call's.
                 return Val(kinds=kinds)
             return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):

@@ -616,6 +616,19 @@ class ModuleModel:
         (``fit()`` looping over ``self.train_step(batch)``, which back-propagates)."""
         return self._runs_backward(function, set())
 
+    def loops_backward(self, function: FunctionSummary) -> bool:
+        """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in
+        loader: ... loss.backward()``, or a loop calling a project step that back-propagates)."""
+        if function.looped_backward:
+            return True
+        for spelled in function.looped_calls:
+            callee = self._callee(function, spelled)
+            if callee is None or callee is function:
+                continue
+            if self.runs_backward(callee):
+                return True
+        return False
+
     def _runs_backward(self, function: FunctionSummary, visiting: Set[int]) -> bool:
         if function.backward_calls:
             return True

@@ -23,6 +23,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 
 from autofix.model.vocabulary import (
     ACCUMULATING_METHODS,
+    BACKWARD_CALLS,
     CUT_ATTRIBUTES,
     CUT_FUNCTIONS,
     CUT_METHODS,
@@ -241,6 +242,8 @@ class FunctionSummary:
     #: callees called inside a loop body of this function, spelled as in :attr:`calls`
     #: (``self.train_step`` of ``for batch in loader: self.train_step(batch)``)
     looped_calls: Set[str] = field(default_factory=set)
+    #: a backward pass is spelled inside a loop body of this function (an epoch of training, not one step)
+    looped_backward: bool = False
     #: local name → the qualified callee whose result it was last assigned (``meter = AverageMeter()``)
     local_constructors: Dict[str, str] = field(default_factory=dict)
     #: local name → the qualified constructor of its elements (``meters = {k: AverageMeter() for k in …}``,
@@ -724,6 +727,8 @@ class _FunctionReader:
             if isinstance(node, _SCOPES):
                 continue
             if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute) and node.func.attr in BACKWARD_CALLS:
+                    self.summary.looped_backward = True
                 spelled = dotted(node.func)
                 if spelled is not None:
                     head = spelled.split(".", 1)[0]
@@ -774,6 +779,7 @@ class _FunctionReader:
             elif isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
                 self.summary.kept_params.update(self._taint_of(node.value))
             elif isinstance(node, ast.Call):
+                self._grow_list(node)
                 self._call(node)
             elif isinstance(node, ast.Attribute) and self._is_self(node.value):
                 if isinstance(node.ctx, ast.Load):
@@ -842,6 +848,27 @@ class _FunctionReader:
         if "." not in spelled:
             return head not in bound and head in _PYTHON_BUILTINS
         return isinstance(func, ast.Attribute) and func.attr in _TENSOR_VALUE_METHODS
+
+    def _grow_list(self, call: ast.Call) -> None:
+        """``losses.append(v)`` on a local list: its elements' shape, when every element added has
+        one (``totals.append(x.item())`` makes a list of numbers, which holds no graph)."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return
+        name = func.value.id
+        shape = self.shapes.get(name)
+        if shape is None or shape.kind is not Kind.LIST or shape.parts:
+            return
+        if func.attr == "append" and len(call.args) == 1 and not call.keywords:
+            added = [self.shape_of(call.args[0])]
+        elif func.attr == "extend" and len(call.args) == 1 and isinstance(call.args[0], (ast.List, ast.Tuple)):
+            added = [self.shape_of(e) for e in call.args[0].elts]
+        elif func.attr in ("insert", "extend", "__setitem__", "__iadd__"):
+            added = [Shape(Kind.UNKNOWN)]
+        else:
+            return
+        values = {shape.values, *added} - {None}
+        self.shapes[name] = Shape(Kind.LIST, values=values.pop() if len(values) == 1 else Shape(Kind.UNKNOWN))
 
     def _returned_constructor(self, returns: List[ast.expr]) -> Optional[str]:
         found: Set[Optional[str]] = set()
@@ -1015,6 +1042,12 @@ class _FunctionReader:
             module = self._module_shape(node)
             if module is not None:
                 return module
+            spelled = dotted(node.func)
+            if spelled in ("tuple", "list") and len(node.args) == 1 and not node.keywords and spelled not in self.module.imports:
+                # ``tuple(totals)`` of a list whose elements' shape is known: the same elements.
+                inner = self.shape_of(node.args[0])
+                if inner.kind in (Kind.TUPLE, Kind.LIST) and inner.values is not None:
+                    return Shape(Kind.TUPLE if spelled == "tuple" else Kind.LIST, values=inner.values)
             if self._splits_graph(node):
                 return Shape(Kind.TUPLE, values=_GRAPH_SHAPE)
             kind = self.kind_of(node)
@@ -1400,8 +1433,20 @@ class _FunctionReader:
 
 
 def _element_constructor(value: ast.expr, module: ModuleSummary) -> Optional[str]:
-    """The constructor of a container's elements: ``{k: Meter() for k in …}``, ``defaultdict(Meter)``."""
-    if isinstance(value, ast.DictComp):
+    """The constructor of a container's elements: ``{k: Meter() for k in …}``, ``defaultdict(Meter)``,
+    ``OrderedDict([(k, Meter()) for k in …])``."""
+    if (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and not value.keywords
+        and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("dict", "OrderedDict")
+        and isinstance(value.args[0], (ast.ListComp, ast.GeneratorExp))
+        and isinstance(value.args[0].elt, ast.Tuple)
+        and len(value.args[0].elt.elts) == 2
+    ):
+        # A mapping built from (key, value) pairs: its elements are the pairs' values.
+        value = value.args[0].elt.elts[1]
+    elif isinstance(value, ast.DictComp):
         value = value.value
     elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
         value = value.elt
