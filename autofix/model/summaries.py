@@ -779,7 +779,6 @@ class _FunctionReader:
             elif isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
                 self.summary.kept_params.update(self._taint_of(node.value))
             elif isinstance(node, ast.Call):
-                self._grow_list(node)
                 self._call(node)
             elif isinstance(node, ast.Attribute) and self._is_self(node.value):
                 if isinstance(node.ctx, ast.Load):
@@ -848,27 +847,6 @@ class _FunctionReader:
         if "." not in spelled:
             return head not in bound and head in _PYTHON_BUILTINS
         return isinstance(func, ast.Attribute) and func.attr in _TENSOR_VALUE_METHODS
-
-    def _grow_list(self, call: ast.Call) -> None:
-        """``losses.append(v)`` on a local list: its elements' shape, when every element added has
-        one (``totals.append(x.item())`` makes a list of numbers, which holds no graph)."""
-        func = call.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
-            return
-        name = func.value.id
-        shape = self.shapes.get(name)
-        if shape is None or shape.kind is not Kind.LIST or shape.parts:
-            return
-        if func.attr == "append" and len(call.args) == 1 and not call.keywords:
-            added = [self.shape_of(call.args[0])]
-        elif func.attr == "extend" and len(call.args) == 1 and isinstance(call.args[0], (ast.List, ast.Tuple)):
-            added = [self.shape_of(e) for e in call.args[0].elts]
-        elif func.attr in ("insert", "extend", "__setitem__", "__iadd__"):
-            added = [Shape(Kind.UNKNOWN)]
-        else:
-            return
-        values = {shape.values, *added} - {None}
-        self.shapes[name] = Shape(Kind.LIST, values=values.pop() if len(values) == 1 else Shape(Kind.UNKNOWN))
 
     def _returned_constructor(self, returns: List[ast.expr]) -> Optional[str]:
         found: Set[Optional[str]] = set()
