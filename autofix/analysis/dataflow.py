@@ -1356,9 +1356,16 @@ class GraphFlow:
             self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), False)
             if callee.returns_backpropagated:
                 return Val(GRAPH, source, _TENSOR_KIND)
-            if not any(_may_hold_graph(shape) for shape in shapes) or self.context.model.loops_backward(callee):
+            if not any(_may_hold_graph(shape) for shape in shapes):
+                return Val(kinds=kinds)
+            if (
+                self.context.model.loops_backward(callee)
+                and not callee.returns_backpropagated_list
+                and not any(_holds_graph(shape) for shape in shapes)
+            ):
                 # An epoch (its own loop back-propagates every iteration) hands back what it kept
-                # after that loop; a graph kept there is the epoch's own finding, not this call's.
+                # after that loop, not the graph of one forward: a graph only where the model
+                # knows one is returned (a list its loop filled with losses).
                 return Val(kinds=kinds)
             return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):

@@ -269,6 +269,8 @@ class FunctionSummary:
     #: every ``return`` gives a local the function back-propagated without ``retain_graph``
     #: (``loss.backward(); ...; return loss``): the caller gets a tensor whose graph is freed
     returns_backpropagated: bool = False
+    #: a list it returns was filled with tensors it back-propagated (``losses.append(loss)``)
+    returns_backpropagated_list: bool = False
     #: the function computes only on what it is given: a plain function whose code reads no
     #: global but imported modules and builtins, and calls only library functions that hold no
     #: parameters (``torch.*`` but not ``torch.nn`` layers), builtins and tensor methods
@@ -807,6 +809,16 @@ class _FunctionReader:
         self.summary.returns_backpropagated = bool(returns) and all(
             isinstance(v, ast.Name) and v.id in freed for v in returns
         )
+        if freed and returns and not self.summary.returns_backpropagated:
+            # ``losses.append(loss)`` before ``loss.backward()``, then ``return losses``.
+            filled = {
+                node.func.value.id
+                for node in _own_nodes(self.node)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+                and isinstance(node.func.value, ast.Name) and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in freed
+            }
+            self.summary.returns_backpropagated_list = any(isinstance(v, ast.Name) and v.id in filled for v in returns)
         self.summary.returned_constructor = self._returned_constructor(returns)
         self.summary.on_arguments_only = self.self_name is None and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
