@@ -118,8 +118,12 @@ class ZeroGradPlacement(Rule):
     previous one. Inserting a missing `zero_grad()` is unsafe: someone may
     accumulate on purpose across steps, or zero the gradients somewhere this
     file does not show; it is only reported for an optimizer constructed in the
-    file (`torch.optim.*`, resolved through imports) when the file zeroes no
-    gradients anywhere. A misplaced `zero_grad()` is matched to its `step()`
+    file (`torch.optim.*`, resolved through imports), or handed to a method by
+    callers in other files that build one (`executor.train(model, optimizer,
+    ...)`), when neither the file nor those callers zero gradients anywhere. A
+    step under an `if` of the loop body (`if torch.isfinite(norm): step()`)
+    gets its `zero_grad()` before the backward pass; under an accumulation
+    guard, right after the guarded step. A misplaced `zero_grad()` is matched to its `step()`
     by the receiver, by the model the optimizer was built from, or, when the
     file steps a single optimizer, by being the only candidate.
 
