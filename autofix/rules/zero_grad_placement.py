@@ -371,7 +371,7 @@ class ZeroGradPlacement(Rule):
                 continue
             if lines.index(step.line) < backward_at[0]:
                 continue
-            if self._module_zeroes():
+            if self._zeroed_somewhere(step.optimizer):
                 continue
             first = lines[backward_at[0]]
             new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
@@ -387,14 +387,14 @@ class ZeroGradPlacement(Rule):
         an accumulation guard) with nothing zeroing its gradients anywhere: the gradients grow without
         bound. Under an accumulation guard they are zeroed right after the guarded step (the window
         starts afresh); under any other guard before each backward pass, as for an unguarded step."""
-        if self._module_zeroes():
-            return
         for index, line in enumerate(lines):
             guard = line.stmt
             if index < first_backward or line.small is not None or not isinstance(guard, cst.If) or guard.orelse is not None:
                 continue
             for step in self._steps(linear_block(self.context, guard.body.body, self._owner_class)):
                 if step.optimizer not in self.facts.optimizers and not self._optimizer_passed_in(step.optimizer, scope):
+                    continue
+                if self._zeroed_somewhere(step.optimizer):
                     continue
                 new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
                 if _accumulation_test(guard.test):
@@ -465,6 +465,20 @@ class ZeroGradPlacement(Rule):
             f"but nothing zeroes its gradients: each step applies the sum of all gradients so far",
             fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
         )
+
+    def _zeroed_somewhere(self, optimizer: str) -> bool:
+        """Something in the module may zero the gradients ``optimizer`` steps: its own or a model's
+        ``zero_grad``, gradients cleared by hand, or another optimizer's ``zero_grad`` unless both
+        are known to update different models (``opt_E.zero_grad()`` never clears ``D``'s gradients
+        that ``opt_D.step()`` applies)."""
+        mine = self.facts.param_sources.get(optimizer)
+        for target in self._module_zeroes():
+            if target == optimizer or target == "*" or not self.facts.is_optimizer(target):
+                return True
+            theirs = self.facts.param_sources.get(target)
+            if not mine or not theirs or mine & theirs:
+                return True
+        return False
 
     def _module_zeroes(self) -> Set[str]:
         if self._zeroes is None:
