@@ -66,7 +66,10 @@ class ZeroGradPlacement(Rule):
       with `zero_grad()` on every micro-batch: only the last micro-batch's
       gradients reach the step;
     - a training loop that calls `backward()` and `step()` but never zeroes the
-      gradients of that optimizer: they pile up across steps.
+      gradients of that optimizer: they pile up across steps. Another
+      optimizer's `zero_grad()` does not count when the two are known to update
+      different models (a GAN whose generator optimizer is zeroed and whose
+      discriminator optimizer never is); a model's `zero_grad()` does.
 
     The step is followed into `self.` methods (`fit()` looping over
     `self.train_step(batch)`, a `zero_grad()` or `step()` in a helper method)
