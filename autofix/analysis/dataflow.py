@@ -1506,7 +1506,9 @@ def _shape_kind(shape: Shape) -> Kinds:
             return frozenset({TENSORS if kind is ModelKind.TUPLE else TENSOR_LIST})
         if all(part == _NUMBER_KIND for part in parts):
             return frozenset({NUMBERS})
-        if kind is ModelKind.TUPLE and all(parts):
+        if kind is ModelKind.TUPLE and any(parts):
+            # Position by position; an unknown element stays unknown (``return torch.stack(outs), h``:
+            # ``h`` is a tensor whatever the first element is).
             return frozenset({tuple(parts)})
     return UNKNOWN
 
