@@ -69,7 +69,11 @@ class ZeroGradPlacement(Rule):
       gradients of that optimizer: they pile up across steps. Another
       optimizer's `zero_grad()` does not count when the two are known to update
       different models (a GAN whose generator optimizer is zeroed and whose
-      discriminator optimizer never is); a model's `zero_grad()` does.
+      discriminator optimizer never is); a model's `zero_grad()` does;
+    - a loop whose steps run on gradients zeroed only outside it
+      (`opt.zero_grad()` once before `for batch in loader:`, the step in a
+      method the loop calls): every step but the first applies the sum of all
+      gradients so far.
 
     The step is followed into `self.` methods (`fit()` looping over
     `self.train_step(batch)`, a `zero_grad()` or `step()` in a helper method)
@@ -187,7 +191,7 @@ class ZeroGradPlacement(Rule):
                 if (isinstance(owner, (cst.For, cst.While)) and _is_loop_body(owner, body)) or (owner is scope and scope in framework):
                     self._check_accumulation(owner, lines, parents.get(owner, []))
                     self._check_gated_zero_grad(lines)
-                    self._check_missing(lines, scope)
+                    self._check_missing(lines, scope, owner)
                 elif owner is scope and isinstance(scope, cst.FunctionDef) and scope in holders:
                     self._check_missing_looped_elsewhere(scope, lines)
 
@@ -364,23 +368,30 @@ class ZeroGradPlacement(Rule):
 
     # ------------------------------------------------------------------ no zero_grad at all
 
-    def _check_missing(self, lines: List[Line], scope: cst.CSTNode) -> None:
+    def _check_missing(self, lines: List[Line], scope: cst.CSTNode, loop: cst.CSTNode) -> None:
         backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
         if not backward_at:
             return
         for step in self._steps(lines):
-            # Verify that the optimizer is known by construction, not by name only.
-            if step.optimizer not in self.facts.optimizers and not self._optimizer_passed_in(step.optimizer, scope):
-                continue
             if lines.index(step.line) < backward_at[0]:
                 continue
+            # Verify that the optimizer is known by construction, not by name only (or, where it is
+            # zeroed, that it is the object whose ``zero_grad()`` and ``step()`` both run).
+            known = step.optimizer in self.facts.optimizers or self._optimizer_passed_in(step.optimizer, scope)
+            why = "nothing zeroes its gradients"
             if self._zeroed_somewhere(step.optimizer):
+                if loop is scope or not self._zeroed_only_outside(step.optimizer, scope, loop):
+                    continue
+                if not known and not {"zero_grad", "step"} <= self.facts.methods.get(step.optimizer, set()):
+                    continue
+                why = "its gradients are zeroed only outside the loop"
+            elif not known:
                 continue
             first = lines[backward_at[0]]
             new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
             self.report(
                 step.call,
-                f"`{self._text(step.line)}` runs every iteration but nothing zeroes its gradients: each step applies the sum of all gradients so far",
+                f"`{self._text(step.line)}` runs every iteration but {why}: each step applies the sum of all gradients so far",
                 fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
             )
         self._check_missing_guarded(lines, backward_at[0], scope)
@@ -474,14 +485,37 @@ class ZeroGradPlacement(Rule):
         ``zero_grad``, gradients cleared by hand, or another optimizer's ``zero_grad`` unless both
         are known to update different models (``opt_E.zero_grad()`` never clears ``D``'s gradients
         that ``opt_D.step()`` applies)."""
-        mine = self.facts.param_sources.get(optimizer)
-        for target in self._module_zeroes():
-            if target == optimizer or target == "*" or not self.facts.is_optimizer(target):
-                return True
-            theirs = self.facts.param_sources.get(target)
-            if not mine or not theirs or mine & theirs:
-                return True
-        return False
+        return any(target == "*" or self._covers(target, optimizer) for target in self._module_zeroes())
+
+    def _zeroed_only_outside(self, optimizer: str, scope: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """Every ``zero_grad()`` that may clear ``optimizer``'s gradients is a statement of ``scope``
+        itself outside ``loop`` (``opt.zero_grad()`` once before ``for batch in loader:``), and
+        nothing clears gradients by hand: no iteration of the loop starts from zero."""
+        if "*" in self._module_zeroes():
+            return False
+        covering: List[cst.Call] = []
+        for call in _nodes(self.context.module, cst.Call):
+            assert isinstance(call, cst.Call)
+            mc = method_call(call)
+            if mc is None or mc[1] != "zero_grad":
+                continue
+            target = dotted_name(mc[0])
+            if target is None:
+                return False
+            if self._covers(target, optimizer):
+                covering.append(call)
+        if not covering:
+            return False
+        own = {id(n) for n in self.context.walk(scope, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if isinstance(n, cst.Call)}
+        inside = {id(n) for n in _nodes(loop, cst.Call)}
+        return all(id(call) in own and id(call) not in inside for call in covering)
+
+    def _covers(self, target: str, optimizer: str) -> bool:
+        """``target.zero_grad()`` may clear gradients that ``optimizer.step()`` applies."""
+        if target == optimizer or not self.facts.is_optimizer(target):
+            return True
+        mine, theirs = self.facts.param_sources.get(optimizer), self.facts.param_sources.get(target)
+        return not mine or not theirs or bool(mine & theirs)
 
     def _module_zeroes(self) -> Set[str]:
         if self._zeroes is None:
