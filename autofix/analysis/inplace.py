@@ -52,7 +52,7 @@ from autofix.model.vocabulary import (
     SAVES_PARTNER,
     VIEW_METHODS,
 )
-from autofix.model.writes import tests_training
+from autofix.model.returned import tests_training
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(

@@ -47,9 +47,7 @@ How a rule queries it
     step.has_loop, step.calls, step.line, step.class_name, step.module
     step.sync_gated, step.in_sync_gated(line)   # inside `with accelerator.accumulate(model):`
     step.prepared                   # names bound by accelerator.prepare(...): step/zero_grad sync-gated
-    step.inplace_writes             # (InplaceWrite(target, form, line, col, facts, via), ...): each in-place
-                                    #   write and what its target may be (model/writes.py: ARGUMENT, LEAF,
-                                    #   VIEW, ALIAS, SHARED, SAVED_OUTPUT, SAVED_INPUT); AF103's screen queries them
+    step.returned_outputs           # a forward's returns: what produced each (``op:sigmoid``, ``self:act``, "")
     model.function("<module>")      # the module's own top-level statements (a script's loop)
     model.function_at(line)         # the innermost function whose def spans a 1-based line
 

@@ -1,8 +1,8 @@
 """Every node of a module in one pass, filed by what the screens and the model's fact readers ask of it.
 
 Kept on the tree (:func:`nodes_of`), so the syntactic screens
-(:mod:`autofix.analysis.screen`) and the model's in-place facts
-(:mod:`autofix.model.writes`) share one walk.
+(:mod:`autofix.analysis.screen`) and AF103's analysis (:mod:`autofix.analysis.inplace`)
+share one walk.
 """
 
 from __future__ import annotations

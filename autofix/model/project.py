@@ -71,18 +71,15 @@ def parse_summary(
     path: str,
     package: Optional[str] = None,
     tree: Optional[ast.Module] = None,
-    writes: bool = True,
 ) -> Optional[ModuleSummary]:
     """The summary of ``source`` (cached by content); None when Python cannot parse it.
 
     ``tree``: Python's parse of ``source`` when the caller has it (the engine's screens made one).
-    ``writes=False``: without the in-place facts of each function (``inplace_writes``), which only
-    the module being checked needs; a summary of another project file costs a quarter less.
     """
     data = source.encode("utf-8") if isinstance(source, str) else source
     key = (path, _digest(data) + "|" + name)
     with _lock:
-        found = _SUMMARIES.get(key) or (None if writes else _SUMMARIES.get(_lean(key)))
+        found = _SUMMARIES.get(key)
     if found is not None:
         return found
     if tree is None:
@@ -91,15 +88,10 @@ def parse_summary(
         tree = parse_python(data)
     if tree is None:
         return None
-    summary = summarize(tree, name, path, package, writes=writes)
+    summary = summarize(tree, name, path, package)
     with _lock:
-        _SUMMARIES[key if writes else _lean(key)] = summary
+        _SUMMARIES[key] = summary
     return summary
-
-
-def _lean(key: Tuple[str, str]) -> Tuple[str, str]:
-    """Where a summary without in-place facts is cached."""
-    return key[0], key[1] + "|lean"
 
 
 def clear_cache() -> None:
@@ -232,10 +224,9 @@ class Project:
         path: Union[str, Path],
         source: Optional[bytes] = None,
         tree: Optional[ast.Module] = None,
-        writes: bool = True,
     ) -> Optional[ModuleSummary]:
         """The summary of a file of the project (``source``: its text when the caller has it, ``tree``
-        its parse; ``writes``: with each function's in-place facts, see :func:`parse_summary`)."""
+        its parse)."""
         file = Path(path).resolve()
         key = str(file)
         for consulted in self._recorders:
@@ -245,26 +236,22 @@ class Project:
         if source is None:
             source = self._overlays.get(key)
         if source is None:
-            cached = _unchanged(file, name, writes)
+            cached = _unchanged(file, name)
             if cached is not None:
                 return cached
             source = _read(file)
             if source is None:
                 return None
-        return parse_summary(source, name, key, package, tree, writes)
+        return parse_summary(source, name, key, package, tree)
 
     def module(self, dotted: str, importer: Optional[Path] = None) -> Optional[ModuleSummary]:
-        """The summary of project module ``dotted`` (parsed on first use), or None.
-
-        Without in-place facts: a rule asks them of the module it checks, never of the ones it imports.
-        """
+        """The summary of project module ``dotted`` (parsed on first use), or None."""
         file = self.find_module(dotted, importer)
-        return None if file is None else self.summary_of_file(file, writes=False)
+        return None if file is None else self.summary_of_file(file)
 
 
-def _unchanged(file: Path, name: str, writes: bool = True) -> Optional[ModuleSummary]:
-    """The cached summary of a file whose size and modification time did not change since it was read
-    (``writes=False``: one without in-place facts will do)."""
+def _unchanged(file: Path, name: str) -> Optional[ModuleSummary]:
+    """The cached summary of a file whose size and modification time did not change since it was read."""
     try:
         stat = file.stat()
     except OSError:
@@ -274,7 +261,7 @@ def _unchanged(file: Path, name: str, writes: bool = True) -> Optional[ModuleSum
         if known is None or known[:2] != (stat.st_mtime_ns, stat.st_size):
             return None
         key = (str(file), known[2] + "|" + name)
-        return _SUMMARIES.get(key) or (None if writes else _SUMMARIES.get(_lean(key)))
+        return _SUMMARIES.get(key)
 
 
 def _read(file: Path) -> Optional[bytes]:

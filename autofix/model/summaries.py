@@ -48,7 +48,7 @@ from autofix.model.vocabulary import (
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.self_state import carried_attributes
-from autofix.model.writes import InplaceWrite, forward_outputs, module_writes
+from autofix.model.returned import forward_outputs
 
 WRAPPERS = ACCELERATORS | FABRICS
 
@@ -254,9 +254,6 @@ class FunctionSummary:
     sync_gated: List[Tuple[int, int]] = field(default_factory=list)
     #: names bound to what ``<accelerator>.prepare(...)`` returned (their step/zero_grad are sync-gated)
     prepared: Set[str] = field(default_factory=set)
-    #: in-place writes, each with what its target may be there (:mod:`autofix.model.writes`: argument,
-    #: leaf, view, alias, saved output, input of an op that saves it); for AF103 and AF107
-    inplace_writes: Tuple[InplaceWrite, ...] = ()
     #: a ``forward``'s returns, in order: what produced each value (``op:sigmoid``, ``self:act``, ``""``);
     #: :meth:`ModuleModel.forward_output` turns them into what saved the module's output
     returned_outputs: Tuple[str, ...] = ()
@@ -406,11 +403,9 @@ class ModuleSummary:
 
 
 def summarize(
-    tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None, writes: bool = True
+    tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None
 ) -> ModuleSummary:
-    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``);
-    ``writes=False`` leaves out each function's in-place facts (``inplace_writes``), which only the
-    module being checked needs (forwards' ``returned_outputs`` are always there)."""
+    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``)."""
     summary = ModuleSummary(name, path)
     if package is None:
         package = name.rpartition(".")[0]
@@ -427,25 +422,11 @@ def summarize(
         ".on" in d for f in summary.functions.values() for d in f.decorators
     ):
         _loop_wiring(tree, summary)
-    if writes:
-        _attach_inplace_writes(tree, summary)
-    else:
-        for (qualname, line), outputs in forward_outputs(tree).items():
-            function = summary.functions.get(qualname)
-            if function is not None and function.line == line:
-                function.returned_outputs = outputs
+    for (qualname, line), outputs in forward_outputs(tree).items():
+        function = summary.functions.get(qualname)
+        if function is not None and function.line == line:
+            function.returned_outputs = outputs
     return summary
-
-
-def _attach_inplace_writes(tree: ast.Module, summary: ModuleSummary) -> None:
-    """Each function's in-place writes (the facts AF103's screen and analysis share)."""
-    writes = module_writes(tree)
-    for index, scope in enumerate(writes.all()):
-        function = summary.functions.get(scope.qualname)
-        if function is not None and function.line == scope.line:
-            function.inplace_writes = scope.writes
-            if scope.forward:
-                function.returned_outputs = writes.returned(index)
 
 
 def summarize_imports(tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None) -> ModuleSummary:

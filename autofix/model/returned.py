@@ -1,0 +1,162 @@
+"""What a ``forward`` returns: for each ``return`` run under autograd, what produced the value.
+
+Recorded on each :class:`~autofix.model.summaries.FunctionSummary` of a forward as
+``returned_outputs``; :meth:`ModuleModel.forward_output` turns them into what
+saved a module's output (AF103 asks it of ``self.block(x)`` when ``x`` is then
+written in place). Read from Python's :mod:`ast` alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set, Tuple, Union
+
+from autofix.model.inplace_ops import INPLACE_METHODS
+from autofix.model.vocabulary import SAVES_OUTPUT
+
+FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def forward_outputs(tree: ast.Module) -> Dict[Tuple[str, int], Tuple[str, ...]]:
+    """:func:`returned_outputs` of every ``forward`` method (of a class at any depth), by
+    ``(qualname, line)`` (the summaries' key of a function)."""
+    imports: List[Union[ast.Import, ast.ImportFrom]] = []
+    forwards: List[Tuple[str, FunctionAst]] = []
+    # Imports and classes are statements: only statement lists are walked, never expressions.
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.append(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            forwards.extend(
+                (f"{stmt.name}.{item.name}", item)
+                for item in stmt.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "forward"
+            )
+        for name in stmt._fields:
+            value = getattr(stmt, name, None)
+            if isinstance(value, list):
+                for child in value:
+                    if isinstance(child, ast.stmt):
+                        stack.append(child)
+                    elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                        stack.extend(child.body)
+    torch_names = _torch_names(imports)
+    return {(qualname, func.lineno): returned_outputs(func, torch_names) for qualname, func in forwards}
+
+
+def _torch_names(imports: List[Union[ast.Import, ast.ImportFrom]]) -> Set[str]:
+    """Names an op of torch may be called through: ``torch`` and its aliases, ``F``, and any name
+    imported under another name (``from torch import sigmoid as squash``)."""
+    names = {"torch", "F"}
+    for node in imports:
+        if isinstance(node, ast.Import):
+            names.update(alias.asname for alias in node.names if alias.name == "torch" and alias.asname)
+        else:
+            names.update(alias.asname for alias in node.names if alias.asname)
+    return names
+
+
+def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...]:
+    """For each ``return`` run under autograd, in source order, what produced the value.
+
+    ``op:<name>`` an op that saves its output (``torch.sigmoid(x)``, ``x.softmax(-1)``);
+    ``self:<attr>`` a call of ``self.<attr>`` (a module or configurable op the model resolves);
+    ``""`` anything else. Names keep the last value bound to them in source order
+    (``x += y`` and ``x.relu_()`` keep it: the tensor is the same); returns under
+    ``torch.no_grad()`` or ``if not self.training:`` are left out.
+    """
+    bound: Dict[str, str] = {}
+    found: List[str] = []
+
+    def produced(value: Optional[ast.expr]) -> str:
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in INPLACE_METHODS:
+            value = value.func.value  # ``x.relu_()`` is x
+        if isinstance(value, ast.Name):
+            return bound.get(value.id, "")
+        if not isinstance(value, ast.Call):
+            return ""
+        func = value.func
+        if isinstance(func, ast.Attribute):
+            if _is_self_attr(func):
+                return f"self:{func.attr}"
+            return f"op:{func.attr}" if func.attr in SAVES_OUTPUT else ""
+        if isinstance(func, ast.Name) and func.id in SAVES_OUTPUT and func.id in torch_names:
+            return f"op:{func.id}"
+        return ""
+
+    def visit(body: List[ast.stmt], quiet: bool) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.Return):
+                if not quiet and stmt.value is not None:
+                    found.append(produced(stmt.value))
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                what = produced(stmt.value)
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    for name in _stored_names(target):
+                        bound[name] = what if isinstance(target, ast.Name) else ""
+            elif isinstance(stmt, ast.If):
+                training = tests_training(stmt.test)
+                visit(stmt.body, quiet or training is False)
+                visit(stmt.orelse, quiet or training is True)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                off = any(
+                    (_dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+                    .rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+                    for i in stmt.items
+                )
+                visit(stmt.body, quiet or off)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                    for name in _stored_names(stmt.target):
+                        bound[name] = ""
+                visit(stmt.body, quiet)
+                visit(stmt.orelse, quiet)
+            elif isinstance(stmt, ast.Try):
+                visit(stmt.body, quiet)
+                for handler in stmt.handlers:
+                    visit(handler.body, quiet)
+                visit(stmt.orelse, quiet)
+                visit(stmt.finalbody, quiet)
+
+    visit(func.body, False)
+    return tuple(found)
+
+
+def tests_training(test: ast.expr) -> Optional[bool]:
+    """True for ``if self.training:``, False for ``if not self.training:``, else None."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    if negated:
+        test = test.operand  # type: ignore[attr-defined]
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return not negated
+    return None
+
+
+def _is_self_attr(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _stored_names(target: ast.AST) -> List[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _stored_names(e)]
+    if isinstance(target, ast.Starred):
+        return _stored_names(target.value)
+    return []
