@@ -438,6 +438,7 @@ class _Analysis:
         # Each statement is searched several times (writes, saves, escapes, backward calls).
         self._local: Dict[int, List[ast.AST]] = {}
         self._calls: Dict[int, List[ast.Call]] = {}
+        self._own_calls: Dict[int, List[ast.Call]] = {}
 
     @property
     def model(self) -> ModuleModel:
@@ -461,7 +462,10 @@ class _Analysis:
 
     def calls_of(self, scope: ScopeNode) -> List[ast.Call]:
         """The calls of a scope's own code, in source order."""
-        return [n for n in self.m.own_nodes(scope) if type(n) is ast.Call]  # type: ignore[misc]
+        found = self._own_calls.get(id(scope))
+        if found is None:
+            found = self._own_calls[id(scope)] = [n for n in self.m.own_nodes(scope) if type(n) is ast.Call]  # type: ignore[misc]
+        return found
 
     def run(self) -> List[InplaceEvent]:
         self._index()
