@@ -52,7 +52,8 @@ from autofix.model.vocabulary import (
     SAVES_PARTNER,
     VIEW_METHODS,
 )
-from autofix.model.returned import tests_training
+from autofix.model.returned import stored_names, tests_training
+from autofix.model.summaries import dotted, is_true, keyword_value
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(
@@ -246,29 +247,6 @@ def _walk(node: ast.AST) -> List[ast.AST]:
         found.append(current)
         stack.extend(c for c in reversed(list(_fields(current))) if not isinstance(c, _NEW_SCOPES))
     return found
-
-
-def dotted(node: ast.AST) -> Optional[str]:
-    """``self.opt.zero_grad`` for an attribute chain of plain names, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
-
-
-def _is_true(node: Optional[ast.AST]) -> bool:
-    return isinstance(node, ast.Constant) and node.value is True
 
 
 def _positional(call: ast.Call) -> List[ast.expr]:
@@ -1242,17 +1220,17 @@ class _Walker:
     def _bind_for(self, node: Union[ast.For, ast.AsyncFor]) -> None:
         iterated = node.iter
         leafy = isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters"
-        for name in _target_names(node.target):
+        for name in stored_names(node.target):
             self.state[name] = _Binding("value", leafy, False, self.new_id())
 
     def _unbind(self, target: ast.AST) -> None:
-        for name in _target_names(target):
+        for name in stored_names(target):
             self.state[name] = _Binding("value", False, False, self.new_id())
 
     def _bind(self, node: ast.AST) -> None:
         if isinstance(node, ast.Delete):
             for target in node.targets:
-                for name in _target_names(target):
+                for name in stored_names(target):
                     self.state.pop(name, None)
             return
         for expr in self.a.local(node):
@@ -1272,7 +1250,7 @@ class _Walker:
                 self.state[target.id] = self._value(value)
             elif isinstance(target, (ast.Tuple, ast.List)):
                 result = self._value(value)
-                for name in _target_names(target):
+                for name in stored_names(target):
                     self.state[name] = _Binding("value", result.tensor, result.grad, self.new_id())
 
     def _value(self, expr: ast.AST) -> _Binding:
@@ -1323,7 +1301,7 @@ class _Walker:
             if name == "Parameter":
                 return _Binding("leaf", True, True, fresh_id)
             if name in FACTORIES and space == "torch":
-                if _is_true(_keyword(call, "requires_grad")):
+                if is_true(keyword_value(call, "requires_grad")):
                     return _Binding("leaf", True, True, fresh_id)
                 return _Binding("fresh", True, False, fresh_id)
             saved = f"the output of `{name}`" if name in SAVES_OUTPUT else None
@@ -1415,11 +1393,11 @@ def _first_arg(call: ast.Call) -> Optional[ast.expr]:
 
 
 def _inplace_requested(call: ast.Call, position: int) -> bool:
-    value = _keyword(call, "inplace")
+    value = keyword_value(call, "inplace")
     if value is None:
         positional = call.args
         value = positional[position] if len(positional) > position else None
-    return _is_true(value)
+    return is_true(value)
 
 
 def _item_write(node: ast.AST) -> bool:
@@ -1476,23 +1454,13 @@ def _basic_index(sub: ast.Subscript) -> bool:
     return True
 
 
-def _target_names(target: ast.AST) -> List[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for e in target.elts for n in _target_names(e)]
-    if isinstance(target, ast.Starred):
-        return _target_names(target.value)
-    return []
-
-
 def _stores(node: ast.AST) -> Set[str]:
     if isinstance(node, ast.Assign):
-        return {n for t in node.targets for n in _target_names(t)}
+        return {n for t in node.targets for n in stored_names(t)}
     if isinstance(node, ast.AnnAssign) and node.value is not None:
-        return set(_target_names(node.target))
+        return set(stored_names(node.target))
     if isinstance(node, (ast.For, ast.AsyncFor)):
-        return set(_target_names(node.target))
+        return set(stored_names(node.target))
     return set()
 
 

@@ -97,7 +97,7 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
                 what = produced(stmt.value)
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
-                    for name in _stored_names(target):
+                    for name in stored_names(target):
                         bound[name] = what if isinstance(target, ast.Name) else ""
             elif isinstance(stmt, ast.If):
                 training = tests_training(stmt.test)
@@ -112,7 +112,7 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
                 visit(stmt.body, quiet or off)
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
                 if isinstance(stmt, (ast.For, ast.AsyncFor)):
-                    for name in _stored_names(stmt.target):
+                    for name in stored_names(stmt.target):
                         bound[name] = ""
                 visit(stmt.body, quiet)
                 visit(stmt.orelse, quiet)
@@ -152,11 +152,11 @@ def _dotted(node: ast.AST) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
-def _stored_names(target: ast.AST) -> List[str]:
+def stored_names(target: ast.AST) -> List[str]:
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for e in target.elts for n in _stored_names(e)]
+        return [n for e in target.elts for n in stored_names(e)]
     if isinstance(target, ast.Starred):
-        return _stored_names(target.value)
+        return stored_names(target.value)
     return []
