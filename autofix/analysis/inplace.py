@@ -212,30 +212,31 @@ def torch_alias(tree: ast.Module) -> Optional[str]:
 # --------------------------------------------------------------------------- reading the tree
 
 
-def _fields(node: ast.AST) -> Iterator[ast.AST]:
+#: node type -> the fields that may hold child expressions or statements, in source order
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {ast.IfExp: ("body", "test", "orelse")}
+
+
+def _fields(node: ast.AST) -> List[ast.AST]:
     """The child expressions and statements of ``node`` in source order (no contexts or operators)."""
     kind = type(node)
-    if kind is ast.IfExp:
-        yield node.body  # type: ignore[attr-defined]
-        yield node.test  # type: ignore[attr-defined]
-        yield node.orelse  # type: ignore[attr-defined]
-        return
     if kind is ast.Dict:
+        found: List[ast.AST] = []
         for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
             if key is not None:
-                yield key
-            yield value
-        return
-    for name in kind._fields:
-        if name in ("ctx", "op", "ops"):
-            continue
+                found.append(key)
+            found.append(value)
+        return found
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = _CHILD_FIELDS[kind] = tuple(n for n in kind._fields if n not in ("ctx", "op", "ops"))
+    found = []
+    for name in names:
         value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            yield value
-        elif isinstance(value, list):
-            for child in value:
-                if isinstance(child, ast.AST):
-                    yield child
+        if isinstance(value, list):
+            found.extend(child for child in value if isinstance(child, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
 
 
 def _walk(node: ast.AST) -> List[ast.AST]:
@@ -245,7 +246,10 @@ def _walk(node: ast.AST) -> List[ast.AST]:
     while stack:
         current = stack.pop()
         found.append(current)
-        stack.extend(c for c in reversed(list(_fields(current))) if not isinstance(c, _NEW_SCOPES))
+        children = _fields(current)
+        for child in reversed(children):
+            if not isinstance(child, _NEW_SCOPES):
+                stack.append(child)
     return found
 
 
@@ -315,9 +319,10 @@ class _Module:
     def is_backward_call(self, call: ast.Call) -> bool:
         """``x.backward(...)``, ``self.manual_backward(loss)`` or ``torch.autograd.backward(...)``."""
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in BACKWARD_CALLS:
-            return True
-        return "torch.autograd.backward" in self.qualified_names(func)
+        if isinstance(func, ast.Attribute):
+            # a qualified ``torch.autograd.backward`` ends in ``backward``, one of BACKWARD_CALLS
+            return func.attr in BACKWARD_CALLS
+        return isinstance(func, ast.Name) and "torch.autograd.backward" in self.qualified_names(func)
 
     def disables_grad(self, item: ast.expr) -> bool:
         """A ``with`` item or decorator that turns autograd off (``torch.no_grad()`` …)."""
@@ -417,6 +422,10 @@ class _Analysis:
         self._local: Dict[int, List[ast.AST]] = {}
         self._calls: Dict[int, List[ast.Call]] = {}
         self._own_calls: Dict[int, List[ast.Call]] = {}
+        #: per unit: does it call backward; per (unit, scope): its in-place writes (neither depends on bindings)
+        self._backward: Dict[int, bool] = {}
+        self._ops: Dict[Tuple[int, int], List[Tuple[ast.AST, str, str]]] = {}
+        self._torch_names: Dict[int, Optional[str]] = {}
 
     @property
     def model(self) -> ModuleModel:
@@ -805,12 +814,22 @@ class _Walker:
         return not self.backward_units or self.backward_units[-1] > index
 
     def _backward_in(self, node: ast.AST) -> bool:
-        return any(self.a.m.is_backward_call(call) for call in self.a.calls(node))
+        found = self.a._backward.get(id(node))
+        if found is None:
+            found = self.a._backward[id(node)] = any(self.a.m.is_backward_call(call) for call in self.a.calls(node))
+        return found
 
     # ---- finding in-place ops
 
-    def _inplace_ops(self, node: ast.AST) -> Iterator[Tuple[ast.AST, str, str]]:
+    def _inplace_ops(self, node: ast.AST) -> List[Tuple[ast.AST, str, str]]:
         """(op node, form, target name) for every in-place write in ``node``."""
+        key = (id(node), id(self.scope.node))
+        found = self.a._ops.get(key)
+        if found is None:
+            found = self.a._ops[key] = list(self._find_inplace_ops(node))
+        return found
+
+    def _find_inplace_ops(self, node: ast.AST) -> Iterator[Tuple[ast.AST, str, str]]:
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             yield node, "augassign", node.target.id
         if isinstance(node, (ast.AugAssign, ast.Assign)):
@@ -923,13 +942,20 @@ class _Walker:
         return name in ("torch", "F", "nn", "np", "math") or name == self.a.torch
 
     def _torch_name(self, func: ast.AST) -> Optional[str]:
+        key = id(func)
+        if key in self.a._torch_names:
+            return self.a._torch_names[key]
+        found = None
         for name in self.a.m.qualified_names(func):
             if name.startswith("torch."):
-                return name
-        spelled = dotted(func) or ""
-        if spelled.startswith("F."):
-            return "torch.nn.functional." + spelled[2:]
-        return None
+                found = name
+                break
+        else:
+            spelled = dotted(func) or ""
+            if spelled.startswith("F."):
+                found = "torch.nn.functional." + spelled[2:]
+        self.a._torch_names[key] = found
+        return found
 
     # ---- judging one write
 
