@@ -848,7 +848,12 @@ class _Walker:
             if id(call) in chained or id(call) in guarded:
                 continue
             callee = self._callee(call) or self._module_forward(call)
-            elsewhere = self._project_writes(call) if callee is None else None
+            # What a project callee writes matters only for a name passed to it, or to tell the
+            # call from an in-place op spelled the same way (``meter.add_(x)``, ``ops.relu_(x)``).
+            asks = callee is None and (
+                any(isinstance(arg, ast.Name) for arg in call.args) or self._spelled_like_a_write(call)
+            )
+            elsewhere = self._project_writes(call) if asks else None
             if elsewhere is not None:
                 for position, arg in enumerate(call.args):
                     if isinstance(arg, ast.Name) and position in elsewhere:
@@ -903,6 +908,15 @@ class _Walker:
             elif space == "torch.nn.functional" and name in FUNCTIONAL_INPLACE_PARAMETER:
                 if _inplace_requested(call, FUNCTIONAL_INPLACE_PARAMETER[name]):
                     yield call, "functional", receiver_name
+
+    def _spelled_like_a_write(self, call: ast.Call) -> bool:
+        """Could the branches below take ``call`` for an in-place write (a superset of what they yield)?"""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS:
+            return True
+        if not isinstance(_first_arg(call), ast.Name):
+            return False
+        return self._torch_name(func) is not None or self._key(dotted(func)) in self.a.inplace_modules
 
     def _callee(self, call: ast.Call) -> Optional[FunctionAst]:
         func = call.func
