@@ -121,7 +121,8 @@ class InplaceEvent:
     statement: ast.stmt
     #: ``method`` (``x.relu_()``), ``function`` (``torch.relu_(x)``), ``functional``
     #: (``F.relu(x, inplace=True)``), ``module`` (``self.act(x)`` built with
-    #: ``inplace=True``), ``call`` (a helper writing its argument), ``augassign`` or ``setitem``.
+    #: ``inplace=True``), ``call`` (a helper writing its argument), ``augassign``, ``setitem`` or
+    #: ``slice`` (an in-place method on a slice of the name: ``x[:, i].add_(y)``).
     form: str
     target: str
     #: What autograd objects to: ``leaf``, ``saved``, ``view`` (of a saved tensor or a
@@ -885,6 +886,9 @@ class _Walker:
                     receiver = receiver.func.value
                 if isinstance(receiver, ast.Name):
                     yield call, "method", receiver.id
+                elif _slice_of_name(receiver):
+                    # ``out[:, :, i].add_(y)``: a view, so the write lands in ``out`` itself.
+                    yield call, "slice", receiver.value.id  # type: ignore[attr-defined]
                 continue
             qname = self._torch_name(func)
             first = _first_arg(call)
@@ -982,7 +986,7 @@ class _Walker:
             if _reads_grad_of(op, target):
                 self._emit(index, unit, op, form, target, "leaf", "it is a leaf tensor that requires grad (its `.grad` is read)", False)
             return
-        if form in ("augassign", "setitem") and not binding.tensor:
+        if form in ("augassign", "setitem", "slice") and not binding.tensor:
             return
         if binding.kind == "attr":
             return
@@ -1208,6 +1212,13 @@ class _Walker:
             self._save(expr, what)
 
     def _save(self, expr: ast.expr, what: str) -> None:
+        if _slice_of_name(expr):
+            # ``self.conv(out[:, :, i])`` keeps a view of ``out``: a write to ``out`` changes it.
+            name = expr.value.id  # type: ignore[attr-defined]
+            binding = self.state.get(name)
+            if binding is not None and binding.tensor and self._saved(binding) is None and binding.kind != "attr":
+                binding.saved = what + f" (through a slice of `{name}`)"
+            return
         if isinstance(expr, ast.Name):
             binding = self.state.get(expr.id)
             if binding is not None and binding.tensor and self._saved(binding) is None and binding.kind != "attr":
@@ -1480,6 +1491,11 @@ def _reads_grad_of(op: ast.AST, target: str) -> bool:
         isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.value, ast.Name) and n.value.id == target
         for n in _walk(op)
     )
+
+
+def _slice_of_name(expr: ast.AST) -> bool:
+    """``x[0]``, ``x[:, i:i + 1]``: a view of the tensor a name holds."""
+    return isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and _basic_index(expr)
 
 
 def _basic_index(sub: ast.Subscript) -> bool:

@@ -393,6 +393,8 @@ def _why_no_fix(event: _Found) -> str:
         return f"the write is inside `{_describe_callee(event)}`; make it out of place there"
     if event.form == "setitem":
         return "only a mask computed from the tensor itself has an exact out-of-place form; write to a clone"
+    if event.form == "slice":
+        return f"it writes through a slice of `{event.target}`; compute the slices out of place and join them with `torch.cat`"
     return "this write has no exact out-of-place spelling here"
 
 
@@ -429,7 +431,7 @@ def _describe(event: _Found) -> str:
     if event.form == "setitem":
         return "indexed assignment"
     assert isinstance(node, cst.Call)
-    while event.form == "method" and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call):
+    while event.form in ("method", "slice") and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call):
         node = node.func.value  # name the first write of a chain x.mul_(a).add_(b)
     func = node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "?")
