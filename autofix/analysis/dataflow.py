@@ -984,7 +984,13 @@ class GraphFlow:
                     kinds = frozenset({DICT})
                 elif not (kinds <= {TENSOR, DICT, TENSOR_DICT} and kinds):
                     kinds = UNKNOWN  # a list of tensors with a number stored in it, ...
-                if value_node is not None and self._loops and value.level == GRAPH and not self._fresh_in_iteration(name):
+                if (
+                    value_node is not None
+                    and self._loops
+                    and value.level == GRAPH
+                    and not self._fresh_in_iteration(name)
+                    and not _replaces_one_entry(target, value_node, name)
+                ):
                     # ``log[step] = loss``: kept across iterations unless ``log`` is rebuilt in each.
                     self._record_accumulation(stmt, name, value_node, value, "store", state)
                     container = container.with_labels([("acc", name)])
@@ -1518,6 +1524,18 @@ def _holds_graph(shape: Shape) -> bool:
     if shape.kind is ModelKind.GRAPH:
         return True
     return any(_holds_graph(part) for part in shape.parts) or (shape.values is not None and _holds_graph(shape.values))
+
+
+def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, name: str) -> bool:
+    """``self.loss["rec"] = loss``: every iteration replaces the same entry (a literal key) with a
+    value that does not read the container, so it keeps one iteration's value, not all of them."""
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return False
+    if not isinstance(target.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.Integer)):
+        return False
+    return not any(
+        isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == name for node in _walk_scope(value_node)
+    )
 
 
 def _may_hold_graph(shape: Shape) -> bool:

@@ -253,6 +253,10 @@ class CarriedState(Rule):
                 value = entry.get(name)
                 if value is None or value.level < GRAPH:
                     continue
+                if not value.kinds or not value.kinds <= {TENSOR, TENSORS, TENSOR_DICT}:
+                    # Only a value known to be tensors: ``D = D.cuda()`` (a module), an iterable
+                    # the loop walks or an unsummarised helper's result may hold no graph at all.
+                    continue
                 for label in sorted(value.labels & backward.value.labels, key=str):
                     source = label[1] if label[0] == "src" and len(label) == 2 else None
                     if not isinstance(source, cst.Call) or source in reported:
