@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ProviderT
 
 from autofix.analysis.names import children
+from autofix.analysis.screen import kept_model
 from autofix.model.project import FIND_PROJECT
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class RuleContext:
             from autofix.model.project import empty_model, model_for_source
 
             # The screens' model of the same tree (see :func:`autofix.analysis.screen.origin_model`).
-            self._model = getattr(self.tree, "_autofix_model", None)
+            self._model = kept_model(self.tree)
             if self._model is None:
                 code = self.code if self.code is not None else self.module.code
                 self._model = model_for_source(code, self.path, self.project, tree=self.tree) or empty_model(self.path)

@@ -919,3 +919,47 @@ def test_carried_state_follows_submodules_into_other_files(tmp_path):
     assert model.carried_state(wrapper) == {"inner.w": ("reset",)}
     inner = model.instance_class(body, "model.inner")
     assert inner is not None and inner.name == "Evolving"
+
+
+# --------------------------------------------------------------------------- epochs
+
+
+def test_an_imported_epoch_loops_backward_through_a_step_of_its_own_module(tmp_path):
+    # ``run_epoch`` (in ``loops.py``) loops over ``train_batch``, which back-propagates; the module
+    # that imports ``run_epoch`` defines no ``train_batch``, so the looped call is resolved in
+    # ``loops.py``.
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "loops.py": """
+            def train_batch(model, batch, opt):
+                loss = model(batch).sum()
+                loss.backward()
+                opt.step()
+                return loss.item()
+
+            def run_epoch(model, batches, opt):
+                total = 0.0
+                for batch in batches:
+                    total += train_batch(model, batch, opt)
+                return total
+
+            def one_step(model, batch, opt):
+                return train_batch(model, batch, opt)
+        """,
+        "train.py": """
+            from loops import run_epoch, one_step
+
+            def fit(model, batches, opt):
+                history = []
+                for epoch in range(3):
+                    history.append(run_epoch(model, batches, opt))
+                    one_step(model, batches[0], opt)
+                return history
+        """,
+    })
+    model = model_of(tmp_path, "train.py")
+    run_epoch = model.resolve("run_epoch")
+    one_step = model.resolve("one_step")
+    assert isinstance(run_epoch, FunctionSummary) and isinstance(one_step, FunctionSummary)
+    assert model.loops_backward(run_epoch)
+    assert model.runs_backward(one_step) and not model.loops_backward(one_step)

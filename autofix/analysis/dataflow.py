@@ -584,8 +584,11 @@ class GraphFlow:
 
     def _backward_receivers(self) -> Set[str]:
         names = set()
+        taken: List[cst.Assign] = []  # ``name = container[key]``, read once ``names`` is complete
         for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Subscript):
+                taken.append(node)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
                 receiver = node.func.value
                 name = dotted_name(receiver)
                 if name:
@@ -600,11 +603,10 @@ class GraphFlow:
         # ``loss = loss_dict["loss"]`` then ``loss.backward()``: the container the back-propagated
         # value was taken from holds a graph in that entry, as if ``loss_dict["loss"].backward()``
         # were written (its other entries may hold the same graph; their kind stays unknown).
-        for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
-            if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Subscript):
-                continue
+        for node in taken:
             if not any(dotted_name(t.target) in names for t in node.targets):
                 continue
+            assert isinstance(node.value, cst.Subscript)
             base = dotted_name(node.value.value)
             if base and base not in names:
                 self._backward_containers.add(base)

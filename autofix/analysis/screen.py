@@ -25,14 +25,14 @@ import warnings
 from typing import TYPE_CHECKING, Any, FrozenSet, Optional, Tuple, Union
 
 from autofix.model.nodes import ModuleNodes, nodes_of
+from autofix.model.vocabulary import BACKWARD_CALLS, DIFFERENTIATING_CALLS
 
 if TYPE_CHECKING:
     from autofix.model.project import ModuleModel
-from autofix.model.vocabulary import BACKWARD_CALLS, DIFFERENTIATING_CALLS
 
 __all__ = [
     "ModuleNodes", "nodes_of", "parse_python", "calls_backward", "may_backpropagate", "forward_writes_self",
-    "set_origin", "origin", "origin_model",
+    "set_origin", "origin", "origin_model", "kept_model",
 ]
 
 
@@ -62,11 +62,16 @@ def origin(tree: ast.Module) -> Optional[Tuple[str, Any]]:
     return getattr(tree, "_autofix_origin", None)
 
 
+def kept_model(tree: Optional[ast.Module]) -> Optional["ModuleModel"]:
+    """The model :func:`origin_model` built for ``tree``, if it built one."""
+    return getattr(tree, "_autofix_model", None)
+
+
 def origin_model(tree: ast.Module) -> "ModuleModel":
     """The program model of the module ``tree`` was read from (built once, kept on the tree, where
     the rules' context finds it): linked to its project when :func:`set_origin` said where it is,
     the file alone otherwise."""
-    found = getattr(tree, "_autofix_model", None)
+    found = kept_model(tree)
     if found is None:
         from autofix.model.project import FIND_PROJECT, empty_model, model_for_source, project_for
 

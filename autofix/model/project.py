@@ -601,20 +601,27 @@ class ModuleModel:
     def runs_backward(self, function: FunctionSummary) -> bool:
         """``function`` calls backward() itself, or through the project functions and methods it calls
         (``fit()`` looping over ``self.train_step(batch)``, which back-propagates)."""
-        return self._runs_backward(function, set())
+        home = self._home(function)
+        return home is not None and home._runs_backward(function, set())
 
     def loops_backward(self, function: FunctionSummary) -> bool:
         """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in
         loader: ... loss.backward()``, or a loop calling a project step that back-propagates)."""
         if function.looped_backward:
             return True
+        home = self._home(function)
+        if home is None:
+            return False
         for spelled in function.looped_calls:
-            callee = self._callee(function, spelled)
-            if callee is None or callee is function:
-                continue
-            if self.runs_backward(callee):
+            callee = home._callee(function, spelled)
+            if callee is not None and callee is not function and home.runs_backward(callee):
                 return True
         return False
+
+    def _home(self, function: FunctionSummary) -> Optional["ModuleModel"]:
+        """The model of the module ``function`` is defined in (a step imported from ``utils/`` spells
+        its calls there, so that module's model resolves them)."""
+        return self if function.module == self.summary.name else self._module_model(function.module)
 
     def _runs_backward(self, function: FunctionSummary, visiting: Set[int]) -> bool:
         if function.backward_calls:
@@ -630,7 +637,7 @@ class ModuleModel:
             callee = self._callee(function, spelled)
             if callee is None or callee is function:
                 continue
-            model = self if callee.module == self.summary.name else self._module_model(callee.module)
+            model = self._home(callee)
             if model is not None and model._runs_backward(callee, visiting):
                 found = True
                 break
@@ -728,7 +735,7 @@ class ModuleModel:
             factory = self.resolve_qualified(constructor)
         if not isinstance(factory, FunctionSummary) or factory.class_name is not None or not factory.returned_constructor:
             return None
-        model = self if factory.module == self.summary.name else self._module_model(factory.module)
+        model = self._home(factory)
         return model.resolve_qualified_or_local(factory.returned_constructor) if model is not None else None
 
     def _module_model(self, module_name: str) -> Optional["ModuleModel"]:

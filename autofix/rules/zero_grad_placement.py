@@ -493,22 +493,14 @@ class ZeroGradPlacement(Rule):
         nothing clears gradients by hand: no iteration of the loop starts from zero."""
         if "*" in self._module_zeroes():
             return False
-        covering: List[cst.Call] = []
-        for call in _nodes(self.context.module, cst.Call):
-            assert isinstance(call, cst.Call)
-            mc = method_call(call)
-            if mc is None or mc[1] != "zero_grad":
-                continue
-            target = dotted_name(mc[0])
-            if target is None:
-                return False
-            if self._covers(target, optimizer):
-                covering.append(call)
+        covering = [call for call, target in self._zero_calls if self._covers(target, optimizer)]
         if not covering:
             return False
-        own = {id(n) for n in self.context.walk(scope, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if isinstance(n, cst.Call)}
         inside = {id(n) for n in _nodes(loop, cst.Call)}
-        return all(id(call) in own and id(call) not in inside for call in covering)
+        if any(id(call) in inside for call in covering):
+            return False
+        own = {id(n) for n in self.context.walk(scope, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if isinstance(n, cst.Call)}
+        return all(id(call) in own for call in covering)
 
     def _covers(self, target: str, optimizer: str) -> bool:
         """``target.zero_grad()`` may clear gradients that ``optimizer.step()`` applies."""
@@ -518,23 +510,25 @@ class ZeroGradPlacement(Rule):
         return not mine or not theirs or bool(mine & theirs)
 
     def _module_zeroes(self) -> Set[str]:
+        """What the module zeroes anywhere; ``*`` when it touches ``.grad`` by hand or zeroes
+        through something unnamed. Also keeps :attr:`_zero_calls`."""
         if self._zeroes is None:
-            self._zeroes = self._all_zero_grad_targets(self.context.module)
-        return self._zeroes
-
-    def _all_zero_grad_targets(self, module: cst.Module) -> Set[str]:
-        """What the module zeroes anywhere; ``*`` when it touches ``.grad`` by hand."""
-        found: Set[str] = set()
-        for call in _nodes(module, cst.Call):
-            assert isinstance(call, cst.Call)
-            mc = method_call(call)
-            if mc is not None and mc[1] == "zero_grad":
-                found.add(dotted_name(mc[0]) or "*")
-            elif any(n.endswith("zero_grad") for n in qualified_names(self.context, call.func)):
+            found: Set[str] = set()
+            self._zero_calls: List[Tuple[cst.Call, str]] = []
+            for call in _nodes(self.context.module, cst.Call):
+                assert isinstance(call, cst.Call)
+                mc = method_call(call)
+                if mc is not None and mc[1] == "zero_grad":
+                    target = dotted_name(mc[0])
+                    found.add(target or "*")
+                    if target is not None:
+                        self._zero_calls.append((call, target))
+                elif any(n.endswith("zero_grad") for n in qualified_names(self.context, call.func)):
+                    found.add("*")
+            if _touches_grad(self.context.module, writes_only=True):
                 found.add("*")
-        if _touches_grad(module, writes_only=True):
-            found.add("*")
-        return found
+            self._zeroes = found
+        return self._zeroes
 
     def _text(self, line: Line) -> str:
         text = self.context.code_for(line.node).strip().splitlines()[0]
