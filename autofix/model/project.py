@@ -88,7 +88,7 @@ def parse_summary(
         tree = parse_python(data)
     if tree is None:
         return None
-    summary = summarize(tree, name, path, package)
+    summary = summarize(tree, name, path, package, data)
     with _lock:
         _SUMMARIES[key] = summary
     return summary

@@ -48,6 +48,7 @@ from autofix.model.vocabulary import (
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.self_state import carried_attributes
+from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import forward_outputs
 
 WRAPPERS = ACCELERATORS | FABRICS
@@ -363,10 +364,22 @@ class ClassSummary:
     #: bases, qualified through the module's imports (``torch.nn.Module``, ``lightning.LightningModule``);
     #: a base defined in this module is qualified with this module's name
     bases: Tuple[str, ...]
-    methods: Dict[str, FunctionSummary] = field(default_factory=dict)
-    attributes: Dict[str, AttributeSummary] = field(default_factory=dict)
-    #: ``self.automatic_optimization = False`` somewhere in the class, or a property returning False
-    manual_optimization: bool = False
+    #: read on demand (:mod:`autofix.model.lazy`)
+    methods: "LazyTable[str, FunctionSummary]" = field(default_factory=LazyTable)
+    #: read on demand, from all of the class's methods at once
+    attributes: "LazyTable[str, AttributeSummary]" = field(default_factory=LazyTable)
+    #: ``self.automatic_optimization = False`` in a method (set while the attributes are read)
+    assigns_manual_optimization: bool = False
+    #: a property ``automatic_optimization`` returning False
+    manual_optimization_property: bool = False
+
+    @property
+    def manual_optimization(self) -> bool:
+        """``self.automatic_optimization = False`` somewhere in the class, or a property returning False."""
+        if self.manual_optimization_property:
+            return True
+        len(self.attributes)  # the methods' assignments are read with the attributes
+        return self.assigns_manual_optimization
 
 
 @dataclass
@@ -380,8 +393,8 @@ class ModuleSummary:
     imports: Dict[str, str] = field(default_factory=dict)
     #: ``from x import *``: modules whose names may be used unqualified
     star_imports: Tuple[str, ...] = ()
-    #: top-level and nested functions, by qualname
-    functions: Dict[str, FunctionSummary] = field(default_factory=dict)
+    #: top-level and nested functions, by qualname (read on demand: :mod:`autofix.model.lazy`)
+    functions: "LazyTable[str, FunctionSummary]" = field(default_factory=LazyTable)
     classes: Dict[str, ClassSummary] = field(default_factory=dict)
     #: module-level ``name = <call>``: the qualified callee (``trainer = Engine(update)``)
     assigned_calls: Dict[str, str] = field(default_factory=dict)
@@ -403,30 +416,56 @@ class ModuleSummary:
 
 
 def summarize(
-    tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None
+    tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None, source: Optional[bytes] = None
 ) -> ModuleSummary:
-    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``)."""
+    """Summarise a parsed module. ``package`` resolves relative imports (default: derived from ``name``).
+
+    What is defined where is found at once; each function's and class's summary is read from
+    the tree when first asked for (:mod:`autofix.model.lazy`). ``source``: the text ``tree``
+    was parsed from, to parse again if the tree has been let go by then.
+    """
     summary = ModuleSummary(name, path)
     if package is None:
         package = name.rpartition(".")[0]
     _collect_imports(tree, summary, package)
+    held = SourceTree(tree, source)
+    decorators: List[str] = []
     for node in tree.body:
-        _summarize_definition(node, summary, prefix="", class_name=None)
+        _summarize_definition(node, summary, held, "", None, decorators)
     # The module's own statements (a script's training loop) read like a function's body.
-    body = ast.FunctionDef(name=MODULE_BODY, args=ast.arguments([], [], None, [], [], None, []), body=tree.body,
-                           decorator_list=[], returns=None, type_comment=None, lineno=1, col_offset=0)
-    summary.functions[MODULE_BODY] = _FunctionReader(body, MODULE_BODY, None, summary).read()
+    summary.functions.defer(MODULE_BODY, Once(lambda: _read_module_body(held, summary)))
     for node in tree.body:
         _module_statement(node, summary)
     if "Engine" in summary.imports.values() or any(v.startswith("ignite") for v in summary.imports.values()) or any(
-        ".on" in d for f in summary.functions.values() for d in f.decorators
+        ".on" in d for d in decorators
     ):
         _loop_wiring(tree, summary)
-    for (qualname, line), outputs in forward_outputs(tree).items():
-        function = summary.functions.get(qualname)
-        if function is not None and function.line == line:
-            function.returned_outputs = outputs
     return summary
+
+
+def _read_module_body(held: SourceTree, summary: ModuleSummary) -> FunctionSummary:
+    body = ast.FunctionDef(name=MODULE_BODY, args=ast.arguments([], [], None, [], [], None, []), body=held.tree().body,
+                           decorator_list=[], returns=None, type_comment=None, lineno=1, col_offset=0)
+    return _FunctionReader(body, MODULE_BODY, None, summary).read()
+
+
+def _read_function(
+    held: SourceTree, position: Tuple[int, int], qualname: str, summary: ModuleSummary, cls: Optional[ClassSummary]
+) -> FunctionSummary:
+    node = held.node(position)
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    function = _FunctionReader(node, qualname, cls.qualname if cls is not None else None, summary, cls).read()
+    outputs = held.memo("forward_outputs", forward_outputs).get((qualname, function.line))
+    if outputs is not None:
+        function.returned_outputs = outputs
+    return function
+
+
+def _decorator_names(node: FunctionNode) -> Iterator[str]:
+    for decorator in node.decorator_list:
+        spelled = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        if spelled:
+            yield spelled
 
 
 def summarize_imports(tree: ast.Module, name: str = "", path: str = "", package: Optional[str] = None) -> ModuleSummary:
@@ -484,24 +523,34 @@ def resolve_relative(module: Optional[str], level: int, package: str) -> Optiona
     return ".".join(base) if base else None
 
 
-def _summarize_definition(node: ast.stmt, summary: ModuleSummary, prefix: str, class_name: Optional[str]) -> None:
+def _summarize_definition(
+    node: ast.stmt, summary: ModuleSummary, held: SourceTree, prefix: str, cls: Optional[ClassSummary],
+    decorators: List[str],
+) -> None:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         qualname = prefix + node.name
-        function = _FunctionReader(node, qualname, class_name, summary).read()
-        summary.functions[qualname] = function
+        summary.functions.defer(qualname, _function_read(held, node, qualname, summary, cls))
+        decorators.extend(_decorator_names(node))
         for inner in _nested_definitions(node):
-            _summarize_definition(inner, summary, qualname + ".", None)
+            _summarize_definition(inner, summary, held, qualname + ".", None, decorators)
     elif isinstance(node, ast.ClassDef):
         qualname = prefix + node.name
-        summary.classes[qualname] = _read_class(node, qualname, summary)
+        summary.classes[qualname] = _read_class(node, qualname, summary, held, decorators)
         for inner in node.body:
             if isinstance(inner, ast.ClassDef):
-                _summarize_definition(inner, summary, qualname + ".", None)
+                _summarize_definition(inner, summary, held, qualname + ".", None, decorators)
     elif isinstance(node, (ast.If, ast.Try, ast.With)):
         # ``if TYPE_CHECKING:``, ``try: import …``: definitions under them are still the module's.
         for block in _blocks(node):
             for inner in block:
-                _summarize_definition(inner, summary, prefix, class_name)
+                _summarize_definition(inner, summary, held, prefix, cls, decorators)
+
+
+def _function_read(
+    held: SourceTree, node: FunctionNode, qualname: str, summary: ModuleSummary, cls: Optional[ClassSummary]
+) -> "Once[FunctionSummary]":
+    position = (node.lineno, node.col_offset)
+    return Once(lambda: _read_function(held, position, qualname, summary, cls))
 
 
 def _blocks(node: ast.stmt) -> Iterator[List[ast.stmt]]:
@@ -556,7 +605,9 @@ def _note_loop_function(call: ast.Call, qualified: str, summary: ModuleSummary) 
         summary.loop_functions.add(call.args[0].id)
 
 
-def _read_class(node: ast.ClassDef, qualname: str, summary: ModuleSummary) -> ClassSummary:
+def _read_class(
+    node: ast.ClassDef, qualname: str, summary: ModuleSummary, held: SourceTree, decorators: List[str]
+) -> ClassSummary:
     bases = []
     for base in node.bases:
         spelled = dotted(base.value if isinstance(base, ast.Subscript) else base)
@@ -565,18 +616,28 @@ def _read_class(node: ast.ClassDef, qualname: str, summary: ModuleSummary) -> Cl
     cls = ClassSummary(node.name, qualname, node.lineno, summary.name, tuple(bases))
     methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     # __init__ first: what it assigns is what the attribute holds for the object's whole life.
-    # Attributes before methods: a method's summary knows what ``self.lstm(x)`` returns.
-    for method in sorted(methods, key=lambda m: m.name != "__init__"):
-        _AttributeReader(cls, method, summary).read()
+    # Attributes before methods: a method's summary knows what ``self.lstm(x)`` returns (the
+    # attributes are read when a method's summary first asks for them).
+    positions = [(m.lineno, m.col_offset) for m in sorted(methods, key=lambda m: m.name != "__init__")]
+    cls.attributes.set_fill(lambda: _read_attributes(held, positions, cls, summary))
     for method in methods:
-        function = _FunctionReader(method, f"{qualname}.{method.name}", qualname, summary, cls).read()
-        cls.methods[method.name] = function
-        summary.functions[function.qualname] = function
+        method_qualname = f"{qualname}.{method.name}"
+        read = _function_read(held, method, method_qualname, summary, cls)
+        cls.methods.defer(method.name, read)
+        summary.functions.defer(method_qualname, read)
+        decorators.extend(_decorator_names(method))
         for inner in _nested_definitions(method):
-            _summarize_definition(inner, summary, function.qualname + ".", None)
+            _summarize_definition(inner, summary, held, method_qualname + ".", None, decorators)
         if method.name == "automatic_optimization" and _returns_false_property(method):
-            cls.manual_optimization = True
+            cls.manual_optimization_property = True
     return cls
+
+
+def _read_attributes(held: SourceTree, positions: List[Tuple[int, int]], cls: ClassSummary, summary: ModuleSummary) -> None:
+    for position in positions:
+        method = held.node(position)
+        assert isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        _AttributeReader(cls, method, summary).read()
 
 
 def _module_saved_output(constructor: Optional[str]) -> Optional[str]:
@@ -801,7 +862,7 @@ class _FunctionReader:
             }
             self.summary.returns_backpropagated_list = any(isinstance(v, ast.Name) and v.id in filled for v in returns)
         self.summary.returned_constructor = self._returned_constructor(returns)
-        self.summary.on_arguments_only = self.self_name is None and self._on_arguments_only()
+        self.summary.on_arguments_only = self.self_name is None and self.node.name != MODULE_BODY and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
@@ -812,11 +873,22 @@ class _FunctionReader:
         """See :attr:`FunctionSummary.on_arguments_only`."""
         nodes = list(_own_nodes(self.node))
         bound = set(self.summary.params) | {
-            n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         }
         for node in nodes:
+            if isinstance(node, ast.Assign):  # its targets are not among the nodes it evaluates
+                bound.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        nested = False  # names bound in nested defs and comprehensions count too: walked only if asked
+        for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                if node.id not in bound and node.id not in self.module.imports and node.id not in _PYTHON_BUILTINS:
+                if node.id in self.module.imports or node.id in _PYTHON_BUILTINS:
+                    continue
+                if node.id not in bound and not nested:
+                    nested = True
+                    bound.update(
+                        n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+                    )
+                if node.id not in bound:
                     return False
             elif isinstance(node, (ast.Global, ast.Nonlocal, ast.Lambda)):
                 return False
@@ -1540,7 +1612,7 @@ class _AttributeReader:
             return
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.self_name:
             if target.attr == "automatic_optimization" and isinstance(value, ast.Constant) and value.value is False:
-                self.cls.manual_optimization = True
+                self.cls.assigns_manual_optimization = True
             self._describe(target.attr, value)
 
     def _record(self, name: str, kind: AttrKind, constructor: Optional[str]) -> AttributeSummary:
