@@ -686,14 +686,25 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _AFTER_CHILDREN = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.Return)
 
 
+#: node type → its fields that may hold nodes worth visiting (not ``ctx``, operators, names or numbers)
+_NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "value_kind", "kind",
+                          "type_comment", "conversion", "is_async", "level", "lineno", "col_offset",
+                          "end_lineno", "end_col_offset", "module", "asname", "simple"})
+
+
 def _children(node: ast.AST) -> List[ast.AST]:
+    kind = type(node)
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        fields = _NODE_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
     found: List[ast.AST] = []
-    for name in node._fields:
+    for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            found.append(value)
-        elif isinstance(value, list):
+        if isinstance(value, list):
             found.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
     return found
 
 
@@ -1556,7 +1567,7 @@ class _AttributeReader:
             return
         #: statements inside ``with torch.no_grad():`` (what they compute carries no graph)
         self.no_grad: Set[int] = set()
-        for node in ast.walk(self.method):
+        for node in _statements(self.method.body):  # ``with`` is a statement: expressions need no walk
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
                 .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
