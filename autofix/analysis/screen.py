@@ -108,9 +108,7 @@ def may_backpropagate(tree: ast.Module) -> bool:
 def forward_writes_self(tree: ast.Module) -> bool:
     """A method named ``forward`` that assigns a ``self`` attribute it also reads (AF102's state kept
     on a module between calls, whose training loop may be in another file)."""
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ClassDef):
-            continue
+    for node in nodes_of(tree).classes:  # the screens' one walk has filed the classes
         for method in node.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name not in ("forward", "training_step"):
                 continue
