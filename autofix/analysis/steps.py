@@ -509,6 +509,10 @@ class _GraphWalker:
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
             helper = self.context.model.resolve_function(func.value)
+            if helper is not None and self.context.model.returns_instances(helper):
+                # ``gflownet = build_gflownet(args)``: a factory's object runs no forward pass; its
+                # methods' results are each a forward of their own.
+                return _Value(args)
             if helper is not None and helper.on_arguments_only:
                 # ``to_var(torch.ones(n))``: the helper only computes on its arguments, so the
                 # result carries their graph and no forward pass of its own (``ensure_tuple(losses)``

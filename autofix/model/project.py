@@ -808,6 +808,28 @@ class ModuleModel:
         self._returns_memo[key] = answer
         return answer
 
+    def returns_instances(self, function: FunctionSummary) -> bool:
+        """Every ``return`` of ``function`` constructs an object (``return Net(...)``, a factory of
+        models or estimators): calling it runs no forward pass, whatever the object then holds."""
+        result = function.returns
+        return bool(result.via_calls) and not result.direct and all(
+            self._constructs(callee) for callee in result.via_calls
+        )
+
+    def _constructs(self, callee: str) -> bool:
+        """A returned call spelled ``callee`` (qualified when imported) constructs an object: a class of the project, or an
+        imported capitalised name that is not torch's (``torch.Tensor``, ``Normal`` and ``Parameter``
+        make tensors or hold them)."""
+        head = callee.partition(".")[0]
+        found = self.resolve(callee) if head not in self.summary.imports else self.resolve_qualified(callee)
+        if isinstance(found, ClassSummary):
+            return True
+        imported = head in self.summary.imports or callee in self.summary.imports.values()
+        if found is not None or callee.startswith("torch.") or not imported:
+            return False  # a function, a tensor-making class, or a name bound here (``G = Generator()``)
+        last = callee.rsplit(".", 1)[-1]
+        return last[:1].isupper() and not last.isupper()
+
     def returned_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:
         """The shapes ``function`` returns; where every return is one call of a project function
         (``return self.net(x)``, ``return helper(x)``), that function's shapes."""

@@ -1567,13 +1567,13 @@ class _AttributeReader:
             return
         #: statements inside ``with torch.no_grad():`` (what they compute carries no graph)
         self.no_grad: Set[int] = set()
-        for node in _statements(self.method.body):  # ``with`` is a statement: expressions need no walk
-            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+        for statement in _statements(self.method.body):  # ``with`` is a statement: expressions need no walk
+            if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
                 (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
                 .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
-                for i in node.items
+                for i in statement.items
             ):
-                self.no_grad.update(id(inner) for inner in ast.walk(node))
+                self.no_grad.update(id(inner) for inner in ast.walk(statement))
         for node in _own_nodes(self.method):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
