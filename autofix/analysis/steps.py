@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -181,6 +181,15 @@ class _Value:
     tensor: bool = False
     #: Built here as a list, tuple, set or dict of values (whose sharing ``shared_elements`` says).
     container: bool = False
+    #: A tuple or list of known length: each element's own value (``return policy_loss, q1_loss``),
+    #: so unpacking it gives each name its element's graph, not the union of all of them.
+    parts: Tuple["_Value", ...] = ()
+    #: An object built with keyword arguments (``SACLosses(policy_loss=…, qf1_loss=…)``): each
+    #: field's value, read back by ``losses.policy_loss``.
+    fields: Tuple[Tuple[str, "_Value"], ...] = ()
+
+    def field_value(self, name: str) -> Optional["_Value"]:
+        return next((value for key, value in self.fields if key == name), None)
 
 
 class _Env(Dict[str, _Value]):
@@ -395,6 +404,13 @@ class _GraphWalker:
                 env[name] = _Value(old.origins | value.origins, shared)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
+            if len(value.parts) == len(target.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in target.elements
+            ):
+                # `policy_loss, q1_loss = self.loss(batch)`: each name its own element's graph.
+                for element, part in zip(target.elements, value.parts):
+                    self._assign(element.value, part, env)
+                return
             for element in target.elements:
                 inner = element.value
                 if isinstance(inner, cst.StarredElement):
@@ -433,7 +449,9 @@ class _GraphWalker:
             name = dotted_name(node)
             if name is not None and name in env:
                 return env[name]
-            return _Value(self._value(node.value, env, disabled).origins)
+            owner = self._value(node.value, env, disabled)
+            found = owner.field_value(node.attr.value)
+            return found if found is not None else _Value(owner.origins)
         if isinstance(node, cst.Subscript):
             return _Value(self._value(node.value, env, disabled).origins)
         if isinstance(node, cst.Call):
@@ -441,8 +459,10 @@ class _GraphWalker:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             return self._comprehension_value(node, env, disabled)
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            parts = [self._value(e.value, env, disabled).origins for e in node.elements]
-            return _Value(_union(parts), _pairwise_share(parts), container=True)
+            values = [self._value(e.value, env, disabled) for e in node.elements]
+            parts = [v.origins for v in values]
+            known = isinstance(node, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in node.elements)
+            return _Value(_union(parts), _pairwise_share(parts), container=True, parts=tuple(values) if known else ())
         if isinstance(node, cst.Dict):
             parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
             return _Value(_union(parts), _pairwise_share(parts), container=True)
@@ -508,6 +528,10 @@ class _GraphWalker:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
+            if call.args and all(a.keyword is not None for a in call.args) and names_class(self.context, func):
+                # ``SACLosses(policy_loss=…, qf1_loss=…)``: a record whose fields keep their own graphs.
+                fields = tuple((a.keyword.value, v) for a, v in zip(call.args, arg_values) if a.keyword is not None)
+                return _Value(args | self._new_origin(call, arg_values), fields=fields)
             helper = self.context.model.resolve_function(func.value)
             if helper is not None and self.context.model.returns_instances(helper):
                 # ``gflownet = build_gflownet(args)``: a factory's object runs no forward pass; its
@@ -721,7 +745,22 @@ class _TraceWalker(_GraphWalker):
         env.update({key: value for key, value in inner.items() if key.startswith("self.")})
         if not returned:
             return _Value()
-        return _Value(_union(v.origins for v in returned), any(v.shared_elements for v in returned), all(v.tensor for v in returned))
+        return _joined(returned)
+
+
+def _joined(values: Sequence[_Value]) -> _Value:
+    """What a function returns over all its ``return`` statements: element by element where every
+    one returns a tuple of one length, field by field where every one builds the same fields."""
+    joined = _Value(_union(v.origins for v in values), any(v.shared_elements for v in values), all(v.tensor for v in values))
+    lengths = {len(v.parts) for v in values}
+    if len(lengths) == 1 and 0 not in lengths:
+        parts = tuple(_joined([v.parts[i] for v in values]) for i in range(lengths.pop()))
+        joined = replace(joined, container=True, parts=parts)
+    keys = {tuple(k for k, _ in v.fields) for v in values}
+    if len(keys) == 1 and () not in keys:
+        fields = tuple((k, _joined([v.fields[i][1] for v in values])) for i, k in enumerate(keys.pop()))
+        joined = replace(joined, fields=fields)
+    return joined
 
 
 def graph_free_parameters(context: RuleContext, method: cst.FunctionDef) -> Set[str]:
