@@ -283,6 +283,7 @@ class _GraphWalker:
         #: expressions whose value is taken as cut from the graph (what-if for a ``.detach()`` fix)
         self.cut: Set[cst.CSTNode] = set()
         self.sites: Dict[int, OriginSite] = {}
+        self._last_origin = 0
         self._scope: Optional[cst.CSTNode] = None
         #: (statement, index of the branch) for each branch being walked
         self._branch: List[Tuple[int, int]] = []
@@ -436,6 +437,7 @@ class _GraphWalker:
         origin = next(self._ids)
         args = tuple((a.value, value) for a, value in zip(call.args, arg_values) if not a.star)
         self.sites[origin] = OriginSite(call, self._scope, args)
+        self._last_origin = origin
         return frozenset((origin,))
 
     def _value(self, node: Optional[cst.CSTNode], env, disabled: bool) -> _Value:
@@ -568,6 +570,8 @@ class TraceEvent:
     branch: Tuple[Tuple[int, int], ...] = ()
     #: branches it sits in that end in return/raise/continue: nothing after them runs with it
     terminal: Tuple[Tuple[int, int], ...] = ()
+    #: the last graph origin made before it (origins are numbered in the order the walk makes them)
+    mark: int = 0
 
     def exclusive(self, later: "TraceEvent") -> bool:
         """The two never run in one pass: other branches of one ``if``, or ``later`` after a ``return``."""
@@ -703,7 +707,7 @@ class _TraceWalker(_GraphWalker):
             self._event("backward", call, small, origins)
 
     def _event(self, kind: str, call: Optional[cst.Call], small: cst.CSTNode, origins: Origins = _EMPTY, target: str = "") -> None:
-        self.events.append(TraceEvent(kind, call, small, self._scope, origins, target, tuple(self._branch)))
+        self.events.append(TraceEvent(kind, call, small, self._scope, origins, target, tuple(self._branch), mark=self._last_origin))
 
     def _inlined(self, small: cst.BaseSmallStatement) -> Optional[Tuple[cst.FunctionDef, cst.Call]]:
         # Every method of the class, eventful or not: `self.forward()` sets the

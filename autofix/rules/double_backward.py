@@ -120,7 +120,15 @@ class DoubleBackward(Rule):
     them (with `retain_graph=True`, reported only when that step rewrites
     parameters the kept graph saved); a `loss.backward()` inside a Lightning
     `training_step` that also returns the loss under automatic optimization,
-    where Lightning's own backward is the second one.
+    where Lightning's own backward is the second one. Also reported, with no
+    fix: a loss whose graph ran through a module before an optimizer `step()`
+    that updates that module's parameters in place, back-propagated after the
+    step (SAC's policy loss through the critics, computed before the critics'
+    steps): autograd finds the weights it saved changed (`one of the variables
+    needed for gradient computation has been modified by an inplace operation`).
+    Losses returned in a tuple (`policy_loss, q_loss = self.loss(batch)`) or a
+    record built with keywords (`Losses(policy=…, q=…)`) keep each element's
+    own graph; a factory that returns a constructed object runs no forward pass.
 
     Not reported: separate forward passes (gradient accumulation), GAN steps
     whose discriminator loss uses `fake.detach()` or that call a `step()` in
@@ -400,6 +408,36 @@ class DoubleBackward(Rule):
                     if self._report_shared(trace, first, second, shared, between, facts):
                         done.add(second.call)
                         break
+                if second.call not in done and second.call not in self._covered and self._report_stale(trace, second, events[:j], facts):
+                    done.add(second.call)
+
+    def _report_stale(self, trace: StepTrace, backward: TraceEvent, before: List[TraceEvent], facts: OptimizerFacts) -> bool:
+        """A loss back-propagated after an optimizer ``step()`` rewrote, in place, parameters of a
+        module its graph ran through before that step (SAC's policy loss through the critics,
+        computed before the critics' steps): autograd finds the saved weights changed."""
+        assert backward.call is not None
+        origins = _forward_origins(self.context, trace, backward.origins)
+        for step in before:
+            if step.kind != "step" or step.call is None or step.exclusive(backward) or backward.exclusive(step):
+                continue
+            stepped = facts.param_sources.get(step.target, set())
+            stale = sorted(
+                o for o in origins
+                if o <= step.mark and o in trace.sites and dotted_name(trace.sites[o].call.func) in stepped
+            )
+            if not stale:
+                continue
+            source = self._origin_text(trace, frozenset(stale[:1]))
+            step_text = self.context.code_for(step.call).strip()
+            self.report(
+                backward.call,
+                f"backward() of `{self._tensor_text(backward.call)}` goes through `{source}`, whose parameters "
+                f"`{step_text}` updated in place after that forward pass (`one of the variables needed for gradient "
+                f"computation has been modified by an inplace operation`) (no fix: back-propagate this loss before "
+                f"the step, or compute it after the step)",
+            )
+            return True
+        return False
 
     def _report_shared(self, trace: StepTrace, first: TraceEvent, second: TraceEvent, shared: Origins, between: List[TraceEvent], facts: OptimizerFacts) -> bool:
         assert first.call is not None and second.call is not None
