@@ -648,7 +648,9 @@ def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda 
         last = name.rsplit(".", 1)[-1]
         mc = method_call(value)
         if mc is not None and mc[1] in ("to", "cuda", "cpu", "float", "half", "double", "long", "view", "reshape", "unsqueeze", "split", "chunk", "t"):
-            return _clean_value(mc[0], clean_name) and all(_clean_value(a.value, clean_name) for a in value.args)
+            # Their arguments are a device, a dtype or sizes (``x.to(device)``, ``x.to(other)`` takes only
+            # other's dtype and device): the result's history is the receiver's.
+            return _clean_value(mc[0], clean_name)
         if (name.startswith(("torch.", "th.")) and last in _TORCH_DATA) or last in _TORCH_DATA and name.count(".") == 0:
             return True
         if last == "Parameter":
