@@ -616,6 +616,12 @@ def _disables_grad(item: cst.BaseExpression) -> bool:
     return (dotted_name(func) or "").endswith(("no_grad", "inference_mode"))
 
 
+#: tensor methods whose result has the receiver's history and no other (a device, a dtype, sizes)
+_SAME_HISTORY_METHODS = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "double", "long", "view", "reshape", "unsqueeze", "split", "chunk", "t"}
+)
+
+
 def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda name: False) -> bool:
     """A value that is data, a number or a leaf, never an autograd history: a factory, a loader, a literal.
 
@@ -647,7 +653,7 @@ def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda 
         name = dotted_name(value.func) or ""
         last = name.rsplit(".", 1)[-1]
         mc = method_call(value)
-        if mc is not None and mc[1] in ("to", "cuda", "cpu", "float", "half", "double", "long", "view", "reshape", "unsqueeze", "split", "chunk", "t"):
+        if mc is not None and mc[1] in _SAME_HISTORY_METHODS:
             # Their arguments are a device, a dtype or sizes (``x.to(device)``, ``x.to(other)`` takes only
             # other's dtype and device): the result's history is the receiver's.
             return _clean_value(mc[0], clean_name)
@@ -686,12 +692,25 @@ def _graph_attributes(module: cst.Module) -> Set[str]:
         else:
             continue
         value = node.value
-        plain = value is not None and (_clean_value(value) or isinstance(value, (cst.Name, cst.Attribute)))
+        plain = value is not None and _plain_copy(value)
         for target in targets:
             for part in loops.target_parts(target):
                 if isinstance(part, cst.Attribute) and not plain:
                     found.add(part.attr.value)
     return found
+
+
+def _plain_copy(value: cst.BaseExpression) -> bool:
+    """``value`` is data or another name's value, moved at most (``self.y = self.y.cuda()``, ``a, b = x, y``):
+    it makes no graph of its own."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(not isinstance(e, cst.StarredElement) and _plain_copy(e.value) for e in value.elements)
+    while isinstance(value, cst.Call):
+        mc = method_call(value)
+        if mc is None or mc[1] not in _SAME_HISTORY_METHODS:
+            break
+        value = mc[0]
+    return _clean_value(value) or isinstance(value, (cst.Name, cst.Attribute))
 
 
 def _plain_reference(node: cst.BaseExpression) -> bool:
