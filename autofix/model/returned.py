@@ -127,13 +127,20 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
     return tuple(found)
 
 
+#: calls true only while a model is traced or exported for inference, where no backward runs
+_EXPORTING_TESTS = frozenset({"is_tracing", "is_in_onnx_export", "is_exporting"})
+
+
 def tests_training(test: ast.expr) -> Optional[bool]:
-    """True for ``if self.training:``, False for ``if not self.training:``, else None."""
+    """True for ``if self.training:``, False for ``if not self.training:`` and for ``if is_tracing():``
+    (``torch.jit.is_tracing()``, ``torch.onnx.is_in_onnx_export()``: an export path), else None."""
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
     if negated:
         test = test.operand  # type: ignore[attr-defined]
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return not negated
+    if isinstance(test, ast.Call) and not test.args and (_dotted(test.func) or "").rsplit(".", 1)[-1] in _EXPORTING_TESTS:
+        return negated
     return None
 
 
