@@ -528,6 +528,95 @@ def test_attribute_kinds():
     assert model.framework(net) is Framework.MODULE
 
 
+def test_module_attributes_that_hold_parameters():
+    model = alone(
+        """
+        import torch
+        from torch import nn
+
+        class Table(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.table = nn.parameter.Parameter(torch.zeros(3))
+                self.register_parameter("scale", nn.Parameter(torch.ones(3)))
+                self.hidden = torch.zeros(3)
+
+            def forward(self, x):
+                self.table = self.table.to(x.device)
+                return self.table + self.scale + self.hidden
+
+        class Plain:
+            def __init__(self):
+                self.w = nn.Parameter(torch.zeros(3))
+        """
+    )
+    table, plain = model.cls("Table"), model.cls("Plain")
+    # a module stores only a Parameter under a registered parameter's name: it stays a leaf
+    assert model.holds_parameter(table, "table") and model.holds_parameter(table, "scale")
+    assert not model.holds_parameter(table, "hidden") and not model.holds_parameter(table, "missing")
+    # a plain object's attribute may be rebound to anything
+    assert not model.holds_parameter(plain, "w")
+
+
+def test_retained_backward_and_steps_through_callees():
+    model = alone(
+        """
+        def probe(image, out):
+            out.sum().backward(retain_graph=True)
+            return image.grad
+
+        def probe_twice(image, out):
+            probe(image, out)
+            return probe(image, out * 2)
+
+        def train(loss, opt):
+            loss.backward()
+            opt.step()
+
+        def mixed(image, out, opt):
+            probe(image, out)
+            train(out.sum(), opt)
+
+        def nothing(x):
+            return x
+        """
+    )
+    f = model.summary.functions
+    assert model.retains_graph(f["probe"]) and model.retains_graph(f["probe_twice"])
+    assert not model.retains_graph(f["train"]) and not model.retains_graph(f["mixed"])
+    assert not model.retains_graph(f["nothing"])  # runs no backward at all
+    assert model.runs_step(f["train"]) and model.runs_step(f["mixed"])
+    assert not model.runs_step(f["probe_twice"])
+
+
+def test_functions_decorated_to_disable_grad():
+    model = alone(
+        """
+        import torch
+        from torch import no_grad
+
+        class Controller:
+            @torch.no_grad()
+            def update(self, scores):
+                return scores.mean().item()
+
+            @torch.inference_mode()
+            def probe(self, x):
+                return x * 2
+
+            def train(self, x):
+                return x * 2
+
+        @no_grad()
+        def heatmap(net, x):
+            return net(x)
+        """
+    )
+    f = model.summary.functions
+    assert f["Controller.update"].grad_disabled and f["Controller.probe"].grad_disabled
+    assert f["heatmap"].grad_disabled and not f["Controller.train"].grad_disabled
+
+
 def test_saved_output_of_configurable_callables_and_modules():
     model = alone(
         """

@@ -39,6 +39,7 @@ from autofix.analysis.names import dotted_name, keyword
 from autofix.analysis.training import (
     grad_disabled_nodes,
     is_backward_call,
+    is_step_call,
     qualified_names,
 )
 from autofix.model.vocabulary import (
@@ -516,6 +517,8 @@ class GraphFlow:
         self.backwards: Dict[cst.Call, Backward] = {}
         #: calls of project functions that back-propagate the tensor they return (``loss = self.train_step(b)``)
         self.callee_backwards: Dict[cst.Call, Backward] = {}
+        #: the loops (and the method scope) in which an optimizer step runs, here or in a project callee
+        self.stepping_loops: Set[cst.CSTNode] = set()
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
@@ -1009,7 +1012,16 @@ class GraphFlow:
             self.none_names.add(name)
         if isinstance(target, cst.Attribute) and not name.startswith("self."):
             self.escaped.update(value.labels)
+        if name.count(".") == 1 and name.startswith("self.") and self._holds_parameter(name[len("self."):]):
+            # ``self.w = self.w.to(device)`` on a registered Parameter: the module stores a
+            # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
+            value = Val(LEAF, kinds=_TENSOR_KIND)
         self._assign(name, value, state, stmt)
+
+    def _holds_parameter(self, attr: str) -> bool:
+        model = self.context.model
+        cls = model.cls(self.class_qualname) if self.class_qualname else None
+        return cls is not None and model.holds_parameter(cls, attr)
 
     def _assign(self, name: str, value: Val, state: State, stmt: cst.CSTNode) -> None:
         if self._nograd:
@@ -1237,6 +1249,10 @@ class GraphFlow:
                 target = previous.value.join(target)
             self.backwards[call] = Backward(call, target, tuple(self._loops), retain)
             return Val(kinds=_NONE_KIND)
+        if is_step_call(self.context, call) or isinstance(func, cst.Attribute) and func.attr.value.endswith("step"):
+            # Any ``.step()`` / ``first_step()`` may update weights in place (an optimizer the
+            # file does not construct): the loop counts as one that steps.
+            self.stepping_loops.update(self._loops)
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""
         if qnames & {"torch.autograd.grad", "torch.autograd.functional.jacobian"}:
@@ -1356,12 +1372,15 @@ class GraphFlow:
                 self.escaped.update(self._expr(arg, state).labels)
         shapes = self.context.model.returned_shapes(callee)
         kinds = shape_kinds(shapes)
+        if callee.qualname != self.qualname and self.context.model.runs_step(callee):
+            self.stepping_loops.update(self._loops)
         if not self._nograd and callee.qualname != self.qualname and self.context.model.runs_backward(callee):
             # A training step of the project (``self.train_step(batch)``), here or through what it
             # calls: it back-propagates the graph of its own forward, which is what it hands back,
             # so the call stands for both; a step returning the loss it back-propagated returns a tensor.
             source = joined.labels | {("src", call)}
-            self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), False)
+            retains = self.context.model.retains_graph(callee)
+            self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), retains)
             if callee.returns_backpropagated:
                 return Val(GRAPH, source, _TENSOR_KIND)
             if not any(_may_hold_graph(shape) for shape in shapes):
@@ -1377,6 +1396,9 @@ class GraphFlow:
                 return Val(kinds=kinds)
             return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
+            return Val(kinds=kinds)
+        if callee.grad_disabled and not callee.kept_params:
+            # ``@torch.no_grad()``: nothing it builds has a graph, and it hands back no argument.
             return Val(kinds=kinds)
         if any(_holds_graph(shape) for shape in shapes):
             # The callee runs a forward of its own (``self.net(x)``): a graph of its own.

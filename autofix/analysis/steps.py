@@ -39,7 +39,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
-from autofix.model.summaries import ClassSummary, FunctionSummary
+from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
 
@@ -275,6 +275,9 @@ class _GraphWalker:
         self.cut: Set[cst.CSTNode] = set()
         self.sites: Dict[int, OriginSite] = {}
         self._scope: Optional[cst.CSTNode] = None
+        #: the ``def`` being walked (nested defs are walked as scopes of their own)
+        self._def: Optional[cst.FunctionDef] = None
+        self._graph_free: Dict[Tuple[int, str], bool] = {}
         #: (statement, index of the branch) for each branch being walked
         self._branch: List[Tuple[int, int]] = []
 
@@ -297,7 +300,10 @@ class _GraphWalker:
             inner_disabled = isinstance(stmt, cst.FunctionDef) and any(
                 disables_grad(self.context, d.decorator) for d in stmt.decorators
             )
+            outer = self._def
+            self._def = stmt if isinstance(stmt, cst.FunctionDef) else None
             self._walk_body(_block_body(stmt.body), _Env(), inner_disabled)
+            self._def = outer
             return
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -466,6 +472,24 @@ class _GraphWalker:
         # Every element was computed from the same iterated graph value.
         return _Value(source | element, bool(source), container=True)
 
+    def _graph_free_callee(self, func: cst.BaseExpression) -> bool:
+        """``func`` is a project function or method decorated ``@torch.no_grad()`` that hands back
+        none of its arguments: what it returns carries no graph (``aug.tune(pred)``, ``fan.heatmap(x)``)."""
+        spelled = dotted_name(func)
+        if spelled is None or spelled.rsplit(".", 1)[-1] in PASS_METHODS:
+            return False
+        scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
+        key = (id(scope), spelled)
+        known = self._graph_free.get(key)
+        if known is None:
+            caller = function_summary(self.context, scope) if scope is not None else None
+            if caller is None:
+                caller = self.context.model.function(MODULE_BODY)
+            callee = self.context.model.callee(caller, spelled) if caller is not None else None
+            known = isinstance(callee, FunctionSummary) and callee.grad_disabled and not callee.kept_params
+            self._graph_free[key] = known
+        return known
+
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
         args = _union(v.origins for v in arg_values)
@@ -479,6 +503,8 @@ class _GraphWalker:
                 return _Value()
             if method in ("values", "items", "keys", "copy"):
                 return self._value(func.value, env, disabled)
+            if self._graph_free_callee(func):
+                return _Value()
             receiver_value = self._value(func.value, env, disabled)
             receiver = receiver_value.origins
             if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
@@ -507,6 +533,8 @@ class _GraphWalker:
             if func.value in _BUILTINS:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
+                return _Value()
+            if self._graph_free_callee(func):
                 return _Value()
             helper = self.context.model.resolve_function(func.value)
             if helper is not None and helper.on_arguments_only:

@@ -508,6 +508,16 @@ class ModuleModel:
                 return self._refine(current, current.attributes[name])
         return None
 
+    def holds_parameter(self, cls: ClassSummary, name: str) -> bool:
+        """``self.<name>`` of an ``nn.Module`` class may hold an ``nn.Parameter`` (``nn.Parameter(...)``,
+        ``register_parameter``): the module then only lets a Parameter (or None) be stored there
+        (anything else raises TypeError), so its value is a leaf whatever is assigned to it, never a
+        graph carried from one call into the next, and detaching it in place is no fix."""
+        attribute = self.attribute(cls, name)
+        if attribute is None or AttrKind.PARAMETER not in attribute.kinds | {attribute.kind}:
+            return False
+        return self.is_module_class(cls)
+
     def _refine(self, cls: ClassSummary, attribute: AttributeSummary) -> AttributeSummary:
         """An attribute built by a project class's constructor is a module when that class is one."""
         if attribute.kind is AttrKind.UNKNOWN and attribute.constructor:
@@ -603,6 +613,35 @@ class ModuleModel:
         (``fit()`` looping over ``self.train_step(batch)``, which back-propagates)."""
         home = self._home(function)
         return home is not None and home._runs_backward(function, set())
+
+    def retains_graph(self, function: FunctionSummary) -> bool:
+        """Every backward pass ``function`` runs, itself or through the project functions it calls,
+        keeps the graph (``retain_graph=True``); False when it runs none. A caller's graph handed to it
+        (``show_gradients(x, out)``) is then still whole after the call."""
+        passes = [b for current in self._reached(function) for b in current.backward_calls]
+        return bool(passes) and all(b.retain_graph for b in passes)
+
+    def runs_step(self, function: FunctionSummary) -> bool:
+        """``function`` steps an optimizer, itself or through the project functions it calls."""
+        return any(current.steps for current in self._reached(function))
+
+    def _reached(self, function: FunctionSummary) -> List[FunctionSummary]:
+        """``function`` and the project functions and methods it calls, through their calls (bounded depth)."""
+        found: Dict[int, FunctionSummary] = {}
+        pending: List[Tuple[FunctionSummary, int]] = [(function, 0)]
+        while pending:
+            current, depth = pending.pop()
+            if id(current) in found:
+                continue
+            found[id(current)] = current
+            home = self._home(current)
+            if home is None or depth >= _MAX_DEPTH:
+                continue
+            for spelled in dict.fromkeys(current.calls):
+                callee = home._callee(current, spelled)
+                if callee is not None and id(callee) not in found:
+                    pending.append((callee, depth + 1))
+        return list(found.values())
 
     def loops_backward(self, function: FunctionSummary) -> bool:
         """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in

@@ -298,6 +298,12 @@ class FunctionSummary:
         return bool(self.steps)
 
     @property
+    def grad_disabled(self) -> bool:
+        """Decorated ``@torch.no_grad()`` / ``@torch.inference_mode()``: what it computes carries no
+        graph (a tensor it was handed and hands back as is keeps the caller's)."""
+        return any(d.rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS for d in self.decorators)
+
+    @property
     def calls_zero_grad(self) -> bool:
         return bool(self.zero_grads)
 
