@@ -617,6 +617,60 @@ def test_functions_decorated_to_disable_grad():
     assert f["heatmap"].grad_disabled and not f["Controller.train"].grad_disabled
 
 
+def test_forward_output_follows_both_ways_of_an_if():
+    model = alone(
+        """
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, activation="relu"):
+                super().__init__()
+                self.conv = nn.Conv2d(4, 4, 3)
+                self.act = nn.ReLU(inplace=True) if activation == "relu" else None
+
+            def forward(self, x):
+                x = self.conv(x)
+                if self.act:
+                    x = self.act(x)
+                return x
+
+        class Always(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(4, 4, 3)
+                self.act = nn.Sigmoid()
+
+            def forward(self, x):
+                if x.dim() == 3:
+                    x = x.unsqueeze(0)
+                else:
+                    x = x * 1
+                x = self.act(self.conv(x))
+                if not self.training:
+                    x = x.clone()
+                return x
+
+        class Early(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.Sigmoid()
+
+            def forward(self, x):
+                y = self.act(x)
+                if x.dim() == 3:
+                    y = x * 2
+                    return y
+                return y
+        """
+    )
+    # the activation may not run: the output is not known to be the activation's
+    assert model.forward_output(model.cls("Block")) is None
+    # every training path ends in the sigmoid (an eval-only branch and a branch that returns do not count)
+    assert model.forward_output(model.cls("Always")) == "the output of `self.act` (sigmoid)"
+    assert model.forward_output(model.cls("Early")) is None
+
+
 def test_saved_output_of_configurable_callables_and_modules():
     model = alone(
         """

@@ -168,6 +168,34 @@ def _mark_backward(module: cst.Module) -> Set[cst.CSTNode]:
     return marked
 
 
+def star_only_callees(context: RuleContext) -> FrozenSet[str]:
+    """Names this module only calls and never binds (no def, import, assignment or parameter) while it
+    star-imports a module (``from helpers import *``) that the project cannot resolve them in."""
+    return context.fact("steps.star_only_callees", lambda: _star_only_callees(context))
+
+
+def _star_only_callees(context: RuleContext) -> FrozenSet[str]:
+    model = context.model
+    if not model.summary.star_imports:
+        return frozenset()
+    called: Set[str] = set()
+    other: Set[str] = set()
+    stack: List[cst.CSTNode] = [context.module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            called.add(node.func.value)
+            stack.extend(c for c in _children(node) if c is not node.func)
+            continue
+        if isinstance(node, cst.Name):
+            other.add(node.value)
+        stack.extend(_children(node))
+    return frozenset(
+        name for name in called - other
+        if name not in _BUILTINS and name not in _NO_GRAPH_BUILTINS and model.resolve(name) is None
+    )
+
+
 def graph_flow(context: RuleContext) -> GraphFlow:
     return context.fact("graph_flow", lambda: _GraphWalker(context).run())
 
@@ -535,6 +563,10 @@ class _GraphWalker:
             if not args and _DATA_CALLEE.search(func.value):
                 return _Value()
             if self._graph_free_callee(func):
+                return _Value()
+            if not args and func.value in star_only_callees(self.context):
+                # ``to_tensors(batch)`` from ``from helpers import *``, a module the project does not
+                # hold: nothing is known of it, and no graph goes in, so no forward pass is proven.
                 return _Value()
             helper = self.context.model.resolve_function(func.value)
             if helper is not None and helper.on_arguments_only:
