@@ -671,6 +671,75 @@ def test_forward_output_follows_both_ways_of_an_if():
     assert model.forward_output(model.cls("Early")) is None
 
 
+def test_methods_by_name_across_imports_and_grad_disabled_results(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "nets/__init__.py": "",
+        "nets/landmarks.py": """
+            import torch
+
+            class Landmarks(torch.nn.Module):
+                @torch.no_grad()
+                def heatmap(self, x):
+                    return torch.sigmoid(x)
+
+                @torch.no_grad()
+                def passthrough(self, x, y):
+                    return x, y * 2
+        """,
+        "nets/build.py": """
+            from nets.landmarks import Landmarks
+
+            def build():
+                return {"fan": Landmarks()}
+        """,
+        "solver.py": """
+            from nets.build import build
+
+            class Solver:
+                def heatmap(self, x):
+                    return x
+        """,
+    })
+    model = model_of(tmp_path, "solver.py")
+    found = {m.qualname for m in model.methods_named("heatmap")}
+    # this module's classes, and those of the modules it imports and of theirs
+    assert found == {"Solver.heatmap", "Landmarks.heatmap"}
+    landmarks = [m for m in model.methods_named("heatmap") if m.qualname == "Landmarks.heatmap"][0]
+    assert landmarks.returns_no_graph
+    passthrough = model.methods_named("passthrough")[0]
+    # it hands back an argument as given: that keeps the caller's graph
+    assert passthrough.grad_disabled and passthrough.returns_argument and not passthrough.returns_no_graph
+
+
+def test_factories_build_objects():
+    model = alone(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            pass
+
+        def build(wide):
+            if wide:
+                return Net()
+            return nn.Linear(2, 2)
+
+        def forward_pass(net, x):
+            return net(x)
+
+        def mixed(x):
+            if x:
+                return Net()
+            return x * 2
+        """
+    )
+    f = model.summary.functions
+    assert f["build"].builds_objects
+    assert not f["forward_pass"].builds_objects and not f["mixed"].builds_objects
+
+
 def test_saved_output_of_configurable_callables_and_modules():
     model = alone(
         """

@@ -1471,7 +1471,7 @@ class GraphFlow:
             return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
             return Val(kinds=kinds)
-        if callee.grad_disabled and not callee.kept_params:
+        if callee.returns_no_graph:
             # ``@torch.no_grad()``: nothing it builds has a graph, and it hands back no argument.
             return Val(kinds=kinds)
         if any(_holds_graph(shape) for shape in shapes):

@@ -514,7 +514,12 @@ class _GraphWalker:
             if caller is None:
                 caller = self.context.model.function(MODULE_BODY)
             callee = self.context.model.callee(caller, spelled) if caller is not None else None
-            known = isinstance(callee, FunctionSummary) and callee.grad_disabled and not callee.kept_params
+            known = isinstance(callee, FunctionSummary) and callee.returns_no_graph
+            if callee is None and "." in spelled and not (spelled.startswith("self.") and spelled.count(".") == 1):
+                # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
+                # name the project may run (here and in what this file imports) is grad-disabled.
+                candidates = self.context.model.methods_named(spelled.rsplit(".", 1)[-1])
+                known = bool(candidates) and all(method.returns_no_graph for method in candidates)
             self._graph_free[key] = known
         return known
 
@@ -569,6 +574,10 @@ class _GraphWalker:
                 # hold: nothing is known of it, and no graph goes in, so no forward pass is proven.
                 return _Value()
             helper = self.context.model.resolve_function(func.value)
+            if helper is not None and helper.builds_objects:
+                # ``gflownet = build_gflownet(args, env)``: a factory hands back a model, not a graph;
+                # each later call of the model is a forward pass of its own.
+                return _Value()
             if helper is not None and helper.on_arguments_only:
                 # ``to_var(torch.ones(n))``: the helper only computes on its arguments, so the
                 # result carries their graph and no forward pass of its own (``ensure_tuple(losses)``

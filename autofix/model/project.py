@@ -44,6 +44,9 @@ from autofix.model.summaries import (
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: how far a chain of re-exports or base classes is followed
 _MAX_DEPTH = 8
+#: how far :meth:`ModuleModel.methods_named` follows imports, and how many modules it reads at most
+_IMPORT_DEPTH = 2
+_MAX_MODULES = 64
 #: bases that make no framework
 _PLAIN_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "Exception", "enum.Enum", "typing.NamedTuple"})
 
@@ -298,6 +301,7 @@ class ModuleModel:
         self._backward_memo: Dict[int, bool] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
+        self._methods_named: Optional[Dict[str, List[FunctionSummary]]] = None
 
     # ------------------------------------------------------------------ this module
 
@@ -374,6 +378,33 @@ class ModuleModel:
                     return found
             return None
         return None
+
+    def methods_named(self, name: str) -> List[FunctionSummary]:
+        """The methods called ``name`` of the classes of this module, of the project modules it imports
+        and of theirs: what ``obj.<name>(...)`` may run when the model cannot tell what ``obj`` is."""
+        if self._methods_named is None:
+            found: Dict[str, List[FunctionSummary]] = {}
+            seen: Set[int] = set()
+            frontier = [self.summary]
+            for _ in range(_IMPORT_DEPTH + 1):
+                following: List[ModuleSummary] = []
+                for module in frontier:
+                    if id(module) in seen or len(seen) >= _MAX_MODULES:
+                        continue
+                    seen.add(id(module))
+                    for cls in module.classes.values():
+                        for method_name, method in cls.methods.items():
+                            found.setdefault(method_name, []).append(method)
+                    for qualified in [*module.imports.values(), *module.star_imports]:
+                        parts = qualified.split(".")
+                        for cut in range(len(parts), 0, -1):
+                            imported = self._module(".".join(parts[:cut]))
+                            if imported is not None:
+                                following.append(imported)
+                                break
+                frontier = following
+            self._methods_named = found
+        return self._methods_named.get(name, [])
 
     def _module(self, dotted: str) -> Optional[ModuleSummary]:
         """Project module ``dotted`` as imported from this file (looked up once per model: one check)."""
