@@ -515,7 +515,11 @@ class _GraphWalker:
                 caller = self.context.model.function(MODULE_BODY)
             callee = self.context.model.callee(caller, spelled) if caller is not None else None
             known = isinstance(callee, FunctionSummary) and callee.returns_no_graph
-            if callee is None and "." in spelled and not (spelled.startswith("self.") and spelled.count(".") == 1):
+            head = spelled.split(".", 1)[0]
+            if (
+                callee is None and "." in spelled and head not in self.context.model.imports
+                and not (head == "self" and spelled.count(".") == 1)
+            ):
                 # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
                 # name the project may run (here and in what this file imports) is grad-disabled.
                 candidates = self.context.model.methods_named(spelled.rsplit(".", 1)[-1])
