@@ -472,7 +472,46 @@ _noop = [
         """,
         id="attribute state stored detached",
     ),
+    pytest.param(
+        """
+        cell = nn.RNNCell(4, 4)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+
+        def run(xs, train):
+            h = torch.zeros(1, 4)
+            for step, x in enumerate(xs):
+                if step > 0 and train:
+                    h = h.detach()
+                h = cell(x, h)
+                if train:
+                    h.sum().backward()
+                    opt.step()
+        """,
+        id="detached on every pass after the first that back-propagates",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    "guard, backward",
+    [("step % 2 == 0", "h.sum().backward()"), ("train", "h.sum().backward()"), ("step > 1", "h.sum().backward()"),
+     ("step > 0 and train", "h.sum().backward()")],
+)
+def test_a_detach_guard_that_misses_back_propagating_passes_is_reported(guard, backward):
+    _, result = run(
+        f"""
+        cell = nn.RNNCell(4, 4)
+
+        def run(xs, train):
+            h = torch.zeros(1, 4)
+            for step, x in enumerate(xs):
+                if {guard}:
+                    h = h.detach()
+                h = cell(x, h)
+                {backward}
+        """
+    )
+    assert [f.code for f in result.findings] == ["AF102"]
 
 
 @pytest.mark.parametrize("src", _noop)

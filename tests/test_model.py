@@ -528,6 +528,218 @@ def test_attribute_kinds():
     assert model.framework(net) is Framework.MODULE
 
 
+def test_module_attributes_that_hold_parameters():
+    model = alone(
+        """
+        import torch
+        from torch import nn
+
+        class Table(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.table = nn.parameter.Parameter(torch.zeros(3))
+                self.register_parameter("scale", nn.Parameter(torch.ones(3)))
+                self.hidden = torch.zeros(3)
+
+            def forward(self, x):
+                self.table = self.table.to(x.device)
+                return self.table + self.scale + self.hidden
+
+        class Plain:
+            def __init__(self):
+                self.w = nn.Parameter(torch.zeros(3))
+        """
+    )
+    table, plain = model.cls("Table"), model.cls("Plain")
+    # a module stores only a Parameter under a registered parameter's name: it stays a leaf
+    assert model.holds_parameter(table, "table") and model.holds_parameter(table, "scale")
+    assert not model.holds_parameter(table, "hidden") and not model.holds_parameter(table, "missing")
+    # a plain object's attribute may be rebound to anything
+    assert not model.holds_parameter(plain, "w")
+
+
+def test_retained_backward_and_steps_through_callees():
+    model = alone(
+        """
+        def probe(image, out):
+            out.sum().backward(retain_graph=True)
+            return image.grad
+
+        def probe_twice(image, out):
+            probe(image, out)
+            return probe(image, out * 2)
+
+        def train(loss, opt):
+            loss.backward()
+            opt.step()
+
+        def mixed(image, out, opt):
+            probe(image, out)
+            train(out.sum(), opt)
+
+        def nothing(x):
+            return x
+        """
+    )
+    f = model.summary.functions
+    assert model.retains_graph(f["probe"]) and model.retains_graph(f["probe_twice"])
+    assert not model.retains_graph(f["train"]) and not model.retains_graph(f["mixed"])
+    assert not model.retains_graph(f["nothing"])  # runs no backward at all
+    assert model.runs_step(f["train"]) and model.runs_step(f["mixed"])
+    assert not model.runs_step(f["probe_twice"])
+
+
+def test_functions_decorated_to_disable_grad():
+    model = alone(
+        """
+        import torch
+        from torch import no_grad
+
+        class Controller:
+            @torch.no_grad()
+            def update(self, scores):
+                return scores.mean().item()
+
+            @torch.inference_mode()
+            def probe(self, x):
+                return x * 2
+
+            def train(self, x):
+                return x * 2
+
+        @no_grad()
+        def heatmap(net, x):
+            return net(x)
+        """
+    )
+    f = model.summary.functions
+    assert f["Controller.update"].grad_disabled and f["Controller.probe"].grad_disabled
+    assert f["heatmap"].grad_disabled and not f["Controller.train"].grad_disabled
+
+
+def test_forward_output_follows_both_ways_of_an_if():
+    model = alone(
+        """
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, activation="relu"):
+                super().__init__()
+                self.conv = nn.Conv2d(4, 4, 3)
+                self.act = nn.ReLU(inplace=True) if activation == "relu" else None
+
+            def forward(self, x):
+                x = self.conv(x)
+                if self.act:
+                    x = self.act(x)
+                return x
+
+        class Always(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(4, 4, 3)
+                self.act = nn.Sigmoid()
+
+            def forward(self, x):
+                if x.dim() == 3:
+                    x = x.unsqueeze(0)
+                else:
+                    x = x * 1
+                x = self.act(self.conv(x))
+                if not self.training:
+                    x = x.clone()
+                return x
+
+        class Early(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.Sigmoid()
+
+            def forward(self, x):
+                y = self.act(x)
+                if x.dim() == 3:
+                    y = x * 2
+                    return y
+                return y
+        """
+    )
+    # the activation may not run: the output is not known to be the activation's
+    assert model.forward_output(model.cls("Block")) is None
+    # every training path ends in the sigmoid (an eval-only branch and a branch that returns do not count)
+    assert model.forward_output(model.cls("Always")) == "the output of `self.act` (sigmoid)"
+    assert model.forward_output(model.cls("Early")) is None
+
+
+def test_methods_by_name_across_imports_and_grad_disabled_results(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "nets/__init__.py": "",
+        "nets/landmarks.py": """
+            import torch
+
+            class Landmarks(torch.nn.Module):
+                @torch.no_grad()
+                def heatmap(self, x):
+                    return torch.sigmoid(x)
+
+                @torch.no_grad()
+                def passthrough(self, x, y):
+                    return x, y * 2
+        """,
+        "nets/build.py": """
+            from nets.landmarks import Landmarks
+
+            def build():
+                return {"fan": Landmarks()}
+        """,
+        "solver.py": """
+            from nets.build import build
+
+            class Solver:
+                def heatmap(self, x):
+                    return x
+        """,
+    })
+    model = model_of(tmp_path, "solver.py")
+    found = {m.qualname for m in model.methods_named("heatmap")}
+    # this module's classes, and those of the modules it imports and of theirs
+    assert found == {"Solver.heatmap", "Landmarks.heatmap"}
+    landmarks = [m for m in model.methods_named("heatmap") if m.qualname == "Landmarks.heatmap"][0]
+    assert landmarks.returns_no_graph
+    passthrough = model.methods_named("passthrough")[0]
+    # it hands back an argument as given: that keeps the caller's graph
+    assert passthrough.grad_disabled and passthrough.returns_argument and not passthrough.returns_no_graph
+
+
+def test_factories_build_objects():
+    model = alone(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            pass
+
+        def build(wide):
+            if wide:
+                return Net()
+            return nn.Linear(2, 2)
+
+        def forward_pass(net, x):
+            return net(x)
+
+        def mixed(x):
+            if x:
+                return Net()
+            return x * 2
+        """
+    )
+    f = model.summary.functions
+    assert model.returns_instances(f["build"])
+    assert not model.returns_instances(f["forward_pass"]) and not model.returns_instances(f["mixed"])
+
+
 def test_saved_output_of_configurable_callables_and_modules():
     model = alone(
         """

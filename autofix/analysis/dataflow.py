@@ -39,6 +39,7 @@ from autofix.analysis.names import dotted_name, keyword
 from autofix.analysis.training import (
     grad_disabled_nodes,
     is_backward_call,
+    is_step_call,
     qualified_names,
 )
 from autofix.model.vocabulary import (
@@ -516,6 +517,8 @@ class GraphFlow:
         self.backwards: Dict[cst.Call, Backward] = {}
         #: calls of project functions that back-propagate the tensor they return (``loss = self.train_step(b)``)
         self.callee_backwards: Dict[cst.Call, Backward] = {}
+        #: the loops (and the method scope) in which an optimizer step runs, here or in a project callee
+        self.stepping_loops: Set[cst.CSTNode] = set()
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
@@ -639,6 +642,18 @@ class GraphFlow:
                 name, is_tensor = tensor_test
                 (when_false if is_tensor else when_true)[name] = CLEAN
             after_body = self._block(loops.block_statements(stmt.body), when_true)
+            if stmt.orelse is None and self._loops and self._cuts_every_backpropagating_iteration(stmt.test):
+                # ``if step > 0 and train: h = h.detach()`` with backward only ``if train:``: where
+                # the body does not run, no earlier iteration's graph is there (the first one) or
+                # none is back-propagated, so what it rebinds carries no freed graph on that way.
+                loop = self._loops[-1]
+                when_false = dict(when_false)
+                for name, value in after_body.items():
+                    if when_false.get(name) is not None and when_false[name] is not value:
+                        carry = ("carry", loop, name)
+                        if carry in when_false[name].labels:
+                            old = when_false[name]
+                            when_false[name] = Val(old.level, old.labels - {carry}, old.kinds)
             if stmt.orelse is None:
                 return _join_states(when_false, after_body)
             if isinstance(stmt.orelse, cst.If):
@@ -677,6 +692,60 @@ class GraphFlow:
             state[stmt.name.value] = CLEAN
             return state
         return state
+
+    def _cuts_every_backpropagating_iteration(self, test: cst.BaseExpression) -> bool:
+        """Each ``and``-part of ``test`` holds on every iteration after the first (``i > 0`` of the loop's
+        ``range``/``enumerate`` counter) or guards every backward of the loop (a name the loop does not
+        assign, also tested around each ``backward()``): an ``if`` on it runs on every iteration
+        that back-propagates what an earlier one left."""
+        loop = self._loops[-1]
+        if not isinstance(loop, (cst.For, cst.While)):
+            return False
+        parts: List[cst.BaseExpression] = []
+        stack = [test]
+        while stack:
+            part = stack.pop()
+            if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.And):
+                stack.extend([part.left, part.right])
+            else:
+                parts.append(part)
+        counter = _loop_counter(loop)
+        carried = self.carried.get(loop)
+        assigned = set(carried.assignments) if carried is not None else set()
+        for part in parts:
+            if counter is not None and _after_first(part, counter):
+                continue
+            name = dotted_name(part)
+            if name is None or name in assigned or not self._guards_backwards(loop, part):
+                return False
+        return True
+
+    def _guards_backwards(self, loop: Union[cst.For, cst.While], guard: cst.BaseExpression) -> bool:
+        """Every backward in ``loop`` (and every call of a project function that back-propagates) sits
+        under an ``if`` one of whose ``and``-parts is ``guard``; there is at least one."""
+        found = False
+        stack: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
+        while stack:
+            node, guarded = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, cst.If):
+                under = guarded or any(part.deep_equals(guard) for part in _and_parts(node.test))
+                stack.append((node.body, under))
+                if node.orelse is not None:
+                    stack.append((node.orelse, guarded))
+                stack.append((node.test, guarded))
+                continue
+            if isinstance(node, cst.Call) and (is_backward_call(self.context, node) or self._backpropagating_callee(node)):
+                if not guarded:
+                    return False
+                found = True
+            stack.extend((child, guarded) for child in loops.children(node))
+        return found
+
+    def _backpropagating_callee(self, call: cst.Call) -> bool:
+        callee = self._callee(call.func)
+        return callee is not None and callee.qualname != self.qualname and self.context.model.runs_backward(callee)
 
     def _loop(self, loop: Union[cst.For, cst.While], pre: State) -> State:
         carried = self.carried.get(loop)
@@ -1009,7 +1078,16 @@ class GraphFlow:
             self.none_names.add(name)
         if isinstance(target, cst.Attribute) and not name.startswith("self."):
             self.escaped.update(value.labels)
+        if name.count(".") == 1 and name.startswith("self.") and self._holds_parameter(name[len("self."):]):
+            # ``self.w = self.w.to(device)`` on a registered Parameter: the module stores a
+            # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
+            value = Val(LEAF, kinds=_TENSOR_KIND)
         self._assign(name, value, state, stmt)
+
+    def _holds_parameter(self, attr: str) -> bool:
+        model = self.context.model
+        cls = model.cls(self.class_qualname) if self.class_qualname else None
+        return cls is not None and model.holds_parameter(cls, attr)
 
     def _assign(self, name: str, value: Val, state: State, stmt: cst.CSTNode) -> None:
         if self._nograd:
@@ -1183,7 +1261,15 @@ class GraphFlow:
             return Val(kinds=_OTHER_KIND).join_graph(produced)
         if isinstance(node, cst.IfExp):
             self._expr(node.test, state)
-            return self._expr(node.body, state).join(self._expr(node.orelse, state))
+            when_true, when_false = state, state
+            none_test = _none_test(node.test)
+            if none_test is not None:
+                # ``w.detach() if w is not None else w``: where ``w`` is None it holds no graph.
+                name, is_none = none_test
+                cleared = dict(state)
+                cleared[name] = Val(kinds=_NONE_KIND)
+                when_true, when_false = (cleared, state) if is_none else (state, cleared)
+            return self._expr(node.body, when_true).join(self._expr(node.orelse, when_false))
         if isinstance(node, cst.BooleanOperation):
             return self._expr(node.left, state).join(self._expr(node.right, state))
         if isinstance(node, cst.NamedExpr):
@@ -1237,6 +1323,10 @@ class GraphFlow:
                 target = previous.value.join(target)
             self.backwards[call] = Backward(call, target, tuple(self._loops), retain)
             return Val(kinds=_NONE_KIND)
+        if is_step_call(self.context, call) or isinstance(func, cst.Attribute) and func.attr.value.endswith("step"):
+            # Any ``.step()`` / ``first_step()`` may update weights in place (an optimizer the
+            # file does not construct): the loop counts as one that steps.
+            self.stepping_loops.update(self._loops)
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""
         if qnames & {"torch.autograd.grad", "torch.autograd.functional.jacobian"}:
@@ -1356,12 +1446,15 @@ class GraphFlow:
                 self.escaped.update(self._expr(arg, state).labels)
         shapes = self.context.model.returned_shapes(callee)
         kinds = shape_kinds(shapes)
+        if callee.qualname != self.qualname and self.context.model.runs_step(callee):
+            self.stepping_loops.update(self._loops)
         if not self._nograd and callee.qualname != self.qualname and self.context.model.runs_backward(callee):
             # A training step of the project (``self.train_step(batch)``), here or through what it
             # calls: it back-propagates the graph of its own forward, which is what it hands back,
             # so the call stands for both; a step returning the loss it back-propagated returns a tensor.
             source = joined.labels | {("src", call)}
-            self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), False)
+            retains = self.context.model.retains_graph(callee)
+            self.backwards[call] = Backward(call, Val(GRAPH, source), tuple(self._loops), retains)
             if callee.returns_backpropagated:
                 return Val(GRAPH, source, _TENSOR_KIND)
             if not any(_may_hold_graph(shape) for shape in shapes):
@@ -1377,6 +1470,9 @@ class GraphFlow:
                 return Val(kinds=kinds)
             return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
+            return Val(kinds=kinds)
+        if callee.returns_no_graph:
+            # ``@torch.no_grad()``: nothing it builds has a graph, and it hands back no argument.
             return Val(kinds=kinds)
         if any(_holds_graph(shape) for shape in shapes):
             # The callee runs a forward of its own (``self.net(x)``): a graph of its own.
@@ -1562,6 +1658,47 @@ def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         stack.extend(
             c for c in reversed(loops.children(current)) if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         )
+
+
+def _and_parts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _and_parts(test.left) + _and_parts(test.right)
+    return [test]
+
+
+def _loop_counter(loop: cst.CSTNode) -> Optional[str]:
+    """The name counting a ``for``'s iterations from 0: ``i`` of ``range(n)`` / ``range(0, n)``, or of
+    ``enumerate(xs)`` (``for i, x in ...``)."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        return None
+    func = dotted_name(loop.iter.func)
+    args = loop.iter.args
+    if func == "range" and args and (len(args) == 1 or _is_zero(args[0].value)) and isinstance(loop.target, cst.Name):
+        return loop.target.value
+    if func == "enumerate" and len(args) == 1 and isinstance(loop.target, cst.Tuple) and loop.target.elements:
+        first = loop.target.elements[0].value
+        return first.value if isinstance(first, cst.Name) else None
+    return None
+
+
+def _is_zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "0"
+
+
+def _after_first(test: cst.BaseExpression, counter: str) -> bool:
+    """``counter > 0``, ``counter >= 1``, ``counter != 0`` (``0 < counter``): false on the first iteration only."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    comparison = test.comparisons[0]
+    left, right, op = test.left, comparison.comparator, comparison.operator
+    if isinstance(right, cst.Name) and right.value == counter and isinstance(left, cst.Integer):
+        left, right = right, left
+        op = {cst.LessThan: cst.GreaterThan(), cst.LessThanEqual: cst.GreaterThanEqual()}.get(type(op), op)
+    if not (isinstance(left, cst.Name) and left.value == counter and isinstance(right, cst.Integer)):
+        return False
+    if isinstance(op, (cst.GreaterThan, cst.NotEqual)):
+        return right.value == "0"
+    return isinstance(op, cst.GreaterThanEqual) and right.value == "1"
 
 
 def _none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:

@@ -39,7 +39,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
-from autofix.model.summaries import ClassSummary, FunctionSummary
+from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
 
@@ -168,6 +168,34 @@ def _mark_backward(module: cst.Module) -> Set[cst.CSTNode]:
     return marked
 
 
+def star_only_callees(context: RuleContext) -> FrozenSet[str]:
+    """Names this module only calls and never binds (no def, import, assignment or parameter) while it
+    star-imports a module (``from helpers import *``) that the project cannot resolve them in."""
+    return context.fact("steps.star_only_callees", lambda: _star_only_callees(context))
+
+
+def _star_only_callees(context: RuleContext) -> FrozenSet[str]:
+    model = context.model
+    if not model.summary.star_imports:
+        return frozenset()
+    called: Set[str] = set()
+    other: Set[str] = set()
+    stack: List[cst.CSTNode] = [context.module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            called.add(node.func.value)
+            stack.extend(c for c in _children(node) if c is not node.func)
+            continue
+        if isinstance(node, cst.Name):
+            other.add(node.value)
+        stack.extend(_children(node))
+    return frozenset(
+        name for name in called - other
+        if name not in _BUILTINS and name not in _NO_GRAPH_BUILTINS and model.resolve(name) is None
+    )
+
+
 def graph_flow(context: RuleContext) -> GraphFlow:
     return context.fact("graph_flow", lambda: _GraphWalker(context).run())
 
@@ -285,6 +313,9 @@ class _GraphWalker:
         self.sites: Dict[int, OriginSite] = {}
         self._last_origin = 0
         self._scope: Optional[cst.CSTNode] = None
+        #: the ``def`` being walked (nested defs are walked as scopes of their own)
+        self._def: Optional[cst.FunctionDef] = None
+        self._graph_free: Dict[Tuple[int, str], bool] = {}
         #: (statement, index of the branch) for each branch being walked
         self._branch: List[Tuple[int, int]] = []
 
@@ -307,7 +338,10 @@ class _GraphWalker:
             inner_disabled = isinstance(stmt, cst.FunctionDef) and any(
                 disables_grad(self.context, d.decorator) for d in stmt.decorators
             )
+            outer = self._def
+            self._def = stmt if isinstance(stmt, cst.FunctionDef) else None
             self._walk_body(_block_body(stmt.body), _Env(), inner_disabled)
+            self._def = outer
             return
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -488,6 +522,33 @@ class _GraphWalker:
         # Every element was computed from the same iterated graph value.
         return _Value(source | element, bool(source), container=True)
 
+    def _graph_free_callee(self, func: cst.BaseExpression) -> bool:
+        """``func`` is a project function or method decorated ``@torch.no_grad()`` that hands back
+        none of its arguments: what it returns carries no graph (``aug.tune(pred)``, ``fan.heatmap(x)``)."""
+        spelled = dotted_name(func)
+        if spelled is None or spelled.rsplit(".", 1)[-1] in PASS_METHODS:
+            return False
+        scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
+        key = (id(scope), spelled)
+        known = self._graph_free.get(key)
+        if known is None:
+            caller = function_summary(self.context, scope) if scope is not None else None
+            if caller is None:
+                caller = self.context.model.function(MODULE_BODY)
+            callee = self.context.model.callee(caller, spelled) if caller is not None else None
+            known = isinstance(callee, FunctionSummary) and callee.returns_no_graph
+            head = spelled.split(".", 1)[0]
+            if (
+                callee is None and "." in spelled and head not in self.context.model.imports
+                and not (head == "self" and spelled.count(".") == 1)
+            ):
+                # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
+                # name the project may run (here and in what this file imports) is grad-disabled.
+                candidates = self.context.model.methods_named(spelled.rsplit(".", 1)[-1])
+                known = bool(candidates) and all(method.returns_no_graph for method in candidates)
+            self._graph_free[key] = known
+        return known
+
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
         args = _union(v.origins for v in arg_values)
@@ -501,6 +562,8 @@ class _GraphWalker:
                 return _Value()
             if method in ("values", "items", "keys", "copy"):
                 return self._value(func.value, env, disabled)
+            if self._graph_free_callee(func):
+                return _Value()
             receiver_value = self._value(func.value, env, disabled)
             receiver = receiver_value.origins
             if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
@@ -529,6 +592,12 @@ class _GraphWalker:
             if func.value in _BUILTINS:
                 return _Value(args)
             if not args and _DATA_CALLEE.search(func.value):
+                return _Value()
+            if self._graph_free_callee(func):
+                return _Value()
+            if not args and func.value in star_only_callees(self.context):
+                # ``to_tensors(batch)`` from ``from helpers import *``, a module the project does not
+                # hold: nothing is known of it, and no graph goes in, so no forward pass is proven.
                 return _Value()
             if call.args and all(a.keyword is not None for a in call.args) and names_class(self.context, func):
                 # ``SACLosses(policy_loss=…, qf1_loss=…)``: a record whose fields keep their own graphs.

@@ -44,6 +44,9 @@ from autofix.model.summaries import (
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: how far a chain of re-exports or base classes is followed
 _MAX_DEPTH = 8
+#: how far :meth:`ModuleModel.methods_named` follows imports, and how many modules it reads at most
+_IMPORT_DEPTH = 2
+_MAX_MODULES = 64
 #: bases that make no framework
 _PLAIN_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "Exception", "enum.Enum", "typing.NamedTuple"})
 
@@ -278,6 +281,10 @@ def _read(file: Path) -> Optional[bytes]:
 # --------------------------------------------------------------------------- the model of one module
 
 
+#: ``torch.nn`` classes whose instances are tensors
+_TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+
+
 class ModuleModel:
     """The current module's summaries, able to resolve names through its project.
 
@@ -298,6 +305,7 @@ class ModuleModel:
         self._backward_memo: Dict[int, bool] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
+        self._methods_named: Optional[Dict[str, List[FunctionSummary]]] = None
 
     # ------------------------------------------------------------------ this module
 
@@ -374,6 +382,33 @@ class ModuleModel:
                     return found
             return None
         return None
+
+    def methods_named(self, name: str) -> List[FunctionSummary]:
+        """The methods called ``name`` of the classes of this module, of the project modules it imports
+        and of theirs: what ``obj.<name>(...)`` may run when the model cannot tell what ``obj`` is."""
+        if self._methods_named is None:
+            found: Dict[str, List[FunctionSummary]] = {}
+            seen: Set[int] = set()
+            frontier = [self.summary]
+            for _ in range(_IMPORT_DEPTH + 1):
+                following: List[ModuleSummary] = []
+                for module in frontier:
+                    if id(module) in seen or len(seen) >= _MAX_MODULES:
+                        continue
+                    seen.add(id(module))
+                    for cls in module.classes.values():
+                        for method_name, method in cls.methods.items():
+                            found.setdefault(method_name, []).append(method)
+                    for qualified in [*module.imports.values(), *module.star_imports]:
+                        parts = qualified.split(".")
+                        for cut in range(len(parts), 0, -1):
+                            imported = self._module(".".join(parts[:cut]))
+                            if imported is not None:
+                                following.append(imported)
+                                break
+                frontier = following
+            self._methods_named = found
+        return self._methods_named.get(name, [])
 
     def _module(self, dotted: str) -> Optional[ModuleSummary]:
         """Project module ``dotted`` as imported from this file (looked up once per model: one check)."""
@@ -508,6 +543,16 @@ class ModuleModel:
                 return self._refine(current, current.attributes[name])
         return None
 
+    def holds_parameter(self, cls: ClassSummary, name: str) -> bool:
+        """``self.<name>`` of an ``nn.Module`` class may hold an ``nn.Parameter`` (``nn.Parameter(...)``,
+        ``register_parameter``): the module then only lets a Parameter (or None) be stored there
+        (anything else raises TypeError), so its value is a leaf whatever is assigned to it, never a
+        graph carried from one call into the next, and detaching it in place is no fix."""
+        attribute = self.attribute(cls, name)
+        if attribute is None or AttrKind.PARAMETER not in attribute.kinds | {attribute.kind}:
+            return False
+        return self.is_module_class(cls)
+
     def _refine(self, cls: ClassSummary, attribute: AttributeSummary) -> AttributeSummary:
         """An attribute built by a project class's constructor is a module when that class is one."""
         if attribute.kind is AttrKind.UNKNOWN and attribute.constructor:
@@ -603,6 +648,35 @@ class ModuleModel:
         (``fit()`` looping over ``self.train_step(batch)``, which back-propagates)."""
         home = self._home(function)
         return home is not None and home._runs_backward(function, set())
+
+    def retains_graph(self, function: FunctionSummary) -> bool:
+        """Every backward pass ``function`` runs, itself or through the project functions it calls,
+        keeps the graph (``retain_graph=True``); False when it runs none. A caller's graph handed to it
+        (``show_gradients(x, out)``) is then still whole after the call."""
+        passes = [b for current in self._reached(function) for b in current.backward_calls]
+        return bool(passes) and all(b.retain_graph for b in passes)
+
+    def runs_step(self, function: FunctionSummary) -> bool:
+        """``function`` steps an optimizer, itself or through the project functions it calls."""
+        return any(current.steps for current in self._reached(function))
+
+    def _reached(self, function: FunctionSummary) -> List[FunctionSummary]:
+        """``function`` and the project functions and methods it calls, through their calls (bounded depth)."""
+        found: Dict[int, FunctionSummary] = {}
+        pending: List[Tuple[FunctionSummary, int]] = [(function, 0)]
+        while pending:
+            current, depth = pending.pop()
+            if id(current) in found:
+                continue
+            found[id(current)] = current
+            home = self._home(current)
+            if home is None or depth >= _MAX_DEPTH:
+                continue
+            for spelled in dict.fromkeys(current.calls):
+                callee = home._callee(current, spelled)
+                if callee is not None and id(callee) not in found:
+                    pending.append((callee, depth + 1))
+        return list(found.values())
 
     def loops_backward(self, function: FunctionSummary) -> bool:
         """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in
@@ -817,17 +891,21 @@ class ModuleModel:
         )
 
     def _constructs(self, callee: str) -> bool:
-        """A returned call spelled ``callee`` (qualified when imported) constructs an object: a class of the project, or an
-        imported capitalised name that is not torch's (``torch.Tensor``, ``Normal`` and ``Parameter``
-        make tensors or hold them)."""
+        """A returned call spelled ``callee`` (qualified when imported) constructs an object: a class of
+        the project, a ``torch.nn`` module, or another library's imported capitalised name (not
+        ``torch.Tensor``, ``Normal`` or ``nn.Parameter``, which make tensors or hold them)."""
         head = callee.partition(".")[0]
         found = self.resolve(callee) if head not in self.summary.imports else self.resolve_qualified(callee)
+        if found is None and "." in callee:
+            found = self.resolve_qualified(callee)  # this module's own names come qualified in a project
         if isinstance(found, ClassSummary):
             return True
         imported = head in self.summary.imports or callee in self.summary.imports.values()
-        if found is not None or callee.startswith("torch.") or not imported:
-            return False  # a function, a tensor-making class, or a name bound here (``G = Generator()``)
+        if found is not None or not imported:
+            return False  # a function, or a name bound here (``G = Generator()``)
         last = callee.rsplit(".", 1)[-1]
+        if callee.startswith("torch.") and not (callee.startswith("torch.nn.") and last not in _TENSOR_CLASSES):
+            return False  # ``torch.Tensor(…)``, ``Normal(mu, sigma)``: tensors, or objects holding them
         return last[:1].isupper() and not last.isupper()
 
     def returned_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:

@@ -101,8 +101,25 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
                         bound[name] = what if isinstance(target, ast.Name) else ""
             elif isinstance(stmt, ast.If):
                 training = tests_training(stmt.test)
+                before = dict(bound)
                 visit(stmt.body, quiet or training is False)
+                taken = dict(bound)
+                bound.clear()
+                bound.update(before)
                 visit(stmt.orelse, quiet or training is True)
+                other = dict(bound)
+                # After the ``if``, a name holds what both ways left in it (``if self.act: x = self.act(x)``
+                # may leave the previous value); a way that returns, raises or runs only in eval leaves nothing.
+                left_taken = not _leaves(stmt.body) and training is not False
+                left_other = not _leaves(stmt.orelse) and training is not True
+                if left_taken and not left_other:
+                    merged = taken
+                elif left_other and not left_taken:
+                    merged = other
+                else:
+                    merged = {k: taken.get(k, "") if taken.get(k, "") == other.get(k, "") else "" for k in {*taken, *other}}
+                bound.clear()
+                bound.update(merged)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 off = any(
                     (_dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
@@ -129,6 +146,11 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
 
 #: calls true only while a model is traced or exported for inference, where no backward runs
 _EXPORTING_TESTS = frozenset({"is_tracing", "is_in_onnx_export", "is_exporting"})
+
+
+def _leaves(body: List[ast.stmt]) -> bool:
+    """The block ends by leaving the function (``return``, ``raise``): what it binds is not seen after it."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def tests_training(test: ast.expr) -> Optional[bool]:

@@ -277,6 +277,8 @@ class FunctionSummary:
     #: for a ``forward``: the ``self`` attributes it rebuilds from their value of the previous call
     #: (``out, self.h = self.rnn(x, self.h)``; :mod:`autofix.model.self_state`)
     carried_self: FrozenSet[str] = frozenset()
+    #: some ``return`` hands back a parameter as it was given (``return x``, ``return x, y``; never rebound)
+    returns_argument: bool = False
     #: a factory: every ``return`` hands back an object built by this (qualified) constructor
     #: (``return DualLoss(cfg)``, ``loss_fn = DualLoss(cfg); return loss_fn``)
     returned_constructor: Optional[str] = None
@@ -296,6 +298,17 @@ class FunctionSummary:
     @property
     def steps_optimizer(self) -> bool:
         return bool(self.steps)
+
+    @property
+    def grad_disabled(self) -> bool:
+        """Decorated ``@torch.no_grad()`` / ``@torch.inference_mode()``: what it computes carries no
+        graph (a tensor it was handed and hands back as is keeps the caller's)."""
+        return any(d.rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS for d in self.decorators)
+
+    @property
+    def returns_no_graph(self) -> bool:
+        """Grad-disabled and handing back none of its arguments as given: its result holds no graph."""
+        return self.grad_disabled and not self.returns_argument
 
     @property
     def calls_zero_grad(self) -> bool:
@@ -849,6 +862,16 @@ class _FunctionReader:
                     shapes.add(self.shape_of(node.value))
                     self.summary.kept_params.update(self._taint_of(node.value))
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
+        if self.summary.grad_disabled and returns:
+            rebound = {
+                n.id for n in _own_nodes(self.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
+            given = self.own_params - rebound
+            self.summary.returns_argument = any(
+                isinstance(part, ast.Name) and part.id in given
+                for value in returns
+                for part in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])
+            )
         if saw_return_none or not returns:
             shapes.add(Shape(Kind.NONE))
         self.summary.returns = dataclasses.replace(self.summary.returns, shapes=frozenset(shapes))

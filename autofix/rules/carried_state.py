@@ -409,6 +409,8 @@ class CarriedState(Rule):
         for (loop, name), _ in found.items():
             if not self._carries_graph(flow, loop, name):
                 continue
+            if _keeps_whole_graph(flow, loop):
+                continue
             if _back_propagated_in(flow, loop, name):
                 # The loss itself: detaching it would cut the backward it is about to run.
                 continue
@@ -514,6 +516,15 @@ def _state_kind(kinds: Kinds) -> str:
     if kinds == {TENSORS} or parts is not None and all(p == {TENSOR} for p in parts):
         return "tuple"
     return "unknown"
+
+
+def _keeps_whole_graph(flow: GraphFlow, loop: cst.CSTNode) -> bool:
+    """Every backward in ``loop`` retains the graph and no optimizer step runs in it (here or in a
+    project callee): nothing frees the previous iterations' graph and no weight changes under it, so
+    back-propagating through all of them is what the loop asks for (the gradient of an input through
+    a growing stack of layers, full BPTT accumulated chunk by chunk), not a leak to cut."""
+    passes = [b for b in flow.backwards.values() if loop in b.loops]
+    return bool(passes) and all(b.retain_graph for b in passes) and loop not in flow.stepping_loops
 
 
 def _back_propagated_in(flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
