@@ -963,3 +963,93 @@ def test_an_imported_epoch_loops_backward_through_a_step_of_its_own_module(tmp_p
     assert isinstance(run_epoch, FunctionSummary) and isinstance(one_step, FunctionSummary)
     assert model.loops_backward(run_epoch)
     assert model.runs_backward(one_step) and not model.loops_backward(one_step)
+
+
+def test_a_run_calling_an_epoch_loops_backward(tmp_path):
+    # ``run`` trains through ``epoch`` (whose loop back-propagates) and hands back what it kept after
+    # that loop; so does whatever calls ``run`` in turn.
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            def epoch(model, batches, opt):
+                history = []
+                for batch in batches:
+                    loss = model(batch).sum()
+                    loss.backward()
+                    opt.step()
+                    history.append(loss.item())
+                return history
+
+            def run(model, batches, opt):
+                history = epoch(model, batches, opt)
+                return {"losses": history, "steps": len(history)}
+
+            def sweep(model, batches, opt):
+                return run(model, batches, opt)
+
+            def once(model, batch, opt):
+                loss = model(batch).sum()
+                loss.backward()
+                return loss
+        """,
+    })
+    model = model_of(tmp_path, "train.py")
+    for name in ("epoch", "run", "sweep"):
+        function = model.resolve(name)
+        assert isinstance(function, FunctionSummary) and model.loops_backward(function), name
+    once = model.resolve("once")
+    assert isinstance(once, FunctionSummary) and model.runs_backward(once) and not model.loops_backward(once)
+
+
+def test_configuration_reads_and_data_elements_hold_no_graph():
+    model = alone(
+        """
+        import argparse
+        import math
+        import torch
+        from torch import nn
+
+        parser = argparse.ArgumentParser()
+        args = parser.parse_args()
+        net = nn.Linear(2, 1)
+        holder = Holder()
+
+        def as_number(loss):
+            loss.backward()
+            return loss.item() / args.steps
+
+        def as_element(loss):
+            loss.backward()
+            return loss.data[0] / args.steps
+
+        def as_tensor(loss):
+            loss.backward()
+            return loss.data / args.steps * math.pi
+
+        def scaled(loss):
+            loss.backward()
+            return loss * args.scale
+
+        def of_object(loss):
+            loss.backward()
+            return loss.item() * holder.scale
+
+        def of_param(loss, steps):
+            return loss.item() / steps.count
+
+        def rebound(loss, args):
+            return loss.item() / args.steps
+        """
+    )
+    from autofix.model.summaries import Shape
+
+    plain, tensor, graph, unknown = Kind.PLAIN, Kind.TENSOR, Kind.GRAPH, Kind.UNKNOWN
+    expected = {
+        "as_number": plain, "as_element": plain, "as_tensor": tensor, "scaled": graph,
+        # an object of a class, or a value the caller passes, may hold tensors
+        "of_object": unknown, "of_param": unknown, "rebound": unknown,
+    }
+    for name, kind in expected.items():
+        function = model.function(name)
+        assert function is not None
+        assert function.returns.shapes == {Shape(kind)}, name

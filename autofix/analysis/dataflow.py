@@ -1277,11 +1277,17 @@ class GraphFlow:
                 if summarised is not None and summarised.level == GRAPH:
                     return summarised
                 # A method other than forward (``model.estimate_mfu(...)``) whose summary shows
-                # no forward pass, or that the project does not define: a graph is assumed. Only
-                # the first is marked as assumed: what the project does not define may be a module
-                # the object holds (``self.cell(x, h)``), whose forward does run.
+                # no forward pass, or that the project does not define: a graph is assumed. It is
+                # marked as assumed where the summary shows no forward pass, and where the object's
+                # class cannot be told (``raw_model.estimate_mfu(...)`` of ``model.module if ddp
+                # else model``, ``gflownet.sample_trajectories(...)`` of a factory's result): the
+                # method may return numbers or objects as well as a forward's output. What a class
+                # the model knows does not define is a module the object holds (``self.cell(x, h)``),
+                # whose forward does run.
                 assumed = self._module_call(call, joined, None)
-                return assumed.with_labels([("assumed",)]) if summarised is not None else assumed
+                if summarised is not None or not self._class_known(receiver_name):
+                    return assumed.with_labels([("assumed",)])
+                return assumed
             if self._is_module(func_name):
                 return self._module_call(call, joined, func_name)
             summarised = self._summarised_call(call, joined, state)
@@ -1413,6 +1419,16 @@ class GraphFlow:
             return model.method(instance, "__call__")
         return None
 
+    def _class_known(self, receiver: str) -> bool:
+        """The model can tell the class of the object ``receiver`` names (``self`` in a method, an
+        instance of a project class, a ``torch.nn`` layer)."""
+        if receiver == "self" and self.class_qualname is not None:
+            return True
+        if nn_kind_of(self.facts, receiver) is not None or receiver in self.facts.instance_class:
+            return True
+        caller = self.summary
+        return caller is not None and self.context.model.instance_class(caller, receiver) is not None
+
     def _library_function(self, receiver: Optional[str]) -> bool:
         """``random.sample(xs, k)``: a function of an imported library module, not a tensor's method."""
         if receiver is None:
@@ -1542,7 +1558,7 @@ def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, n
 
 def _may_hold_graph(shape: Shape) -> bool:
     """Some part of the value may carry a graph (it is not all numbers, detached tensors, ``None``)."""
-    if shape.kind in (ModelKind.NUMBER, ModelKind.NONE, ModelKind.OTHER, ModelKind.TENSOR):
+    if shape.kind in (ModelKind.NUMBER, ModelKind.NONE, ModelKind.OTHER, ModelKind.TENSOR, ModelKind.PLAIN):
         return False
     if shape.kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.parts:
         return any(_may_hold_graph(part) for part in shape.parts)

@@ -606,15 +606,28 @@ class ModuleModel:
 
     def loops_backward(self, function: FunctionSummary) -> bool:
         """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in
-        loader: ... loss.backward()``, or a loop calling a project step that back-propagates)."""
+        loader: ... loss.backward()``, or a loop calling a project step that back-propagates), or
+        calls a project function that does (a run of training: ``history = train_loop(...)``, then
+        ``return {"losses": history}``): what it hands back was kept after that loop."""
+        return self._loops_backward(function, set())
+
+    def _loops_backward(self, function: FunctionSummary, visiting: Set[int]) -> bool:
         if function.looped_backward:
             return True
         home = self._home(function)
-        if home is None:
+        if home is None or id(function) in visiting or len(visiting) > _MAX_DEPTH:
             return False
+        visiting.add(id(function))
         for spelled in function.looped_calls:
             callee = home._callee(function, spelled)
             if callee is not None and callee is not function and home.runs_backward(callee):
+                return True
+        for spelled in dict.fromkeys(function.calls):
+            callee = home._callee(function, spelled)
+            if callee is None or callee is function:
+                continue
+            model = home._home(callee)
+            if model is not None and model._loops_backward(callee, visiting):
                 return True
         return False
 
