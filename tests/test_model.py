@@ -1006,6 +1006,7 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
         """
         import argparse
         import math
+        import timm
         import torch
         from torch import nn
 
@@ -1013,6 +1014,7 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
         args = parser.parse_args()
         net = nn.Linear(2, 1)
         holder = Holder()
+        backbone = timm.create_model("resnet18")
 
         def as_number(loss):
             loss.backward()
@@ -1039,6 +1041,12 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
 
         def rebound(loss, args):
             return loss.item() / args.steps
+
+        def of_layer(loss):
+            return loss.item() * net.weight
+
+        def of_built_model(loss):
+            return loss.item() * backbone.scale
         """
     )
     from autofix.model.summaries import Shape
@@ -1048,6 +1056,8 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
         "as_number": plain, "as_element": plain, "as_tensor": tensor, "scaled": graph,
         # an object of a class, or a value the caller passes, may hold tensors
         "of_object": unknown, "of_param": unknown, "rebound": unknown,
+        # a module's weight is a leaf: arithmetic on it makes a graph; a library model may hold tensors
+        "of_layer": unknown, "of_built_model": unknown,
     }
     for name, kind in expected.items():
         function = model.function(name)

@@ -1173,7 +1173,7 @@ class _FunctionReader:
         ``yaml.safe_load(f)``), not by a class (an object or module whose attributes may be tensors),
         or an imported library's constant (``math.pi``). Its kind is not known; it holds no graph."""
         spelled = dotted(node)
-        if spelled is None or self.node.name == MODULE_BODY:
+        if spelled is None or self.node.name == MODULE_BODY or node.attr in ("weight", "bias"):
             return False
         root = spelled.split(".", 1)[0]
         if root in self._bound_names():
@@ -1184,7 +1184,9 @@ class _FunctionReader:
         if built is None:
             return False
         last = built.rsplit(".", 1)[-1]
-        return last[:1].islower() and not built.startswith("torch.")
+        # Not a tensor (``torch.*``) nor a model a library builds (``timm.create_model``, ``from_pretrained``).
+        model = built.startswith(("torch.", "torchvision.models.", "timm.")) or last in ("from_pretrained", "create_model")
+        return last[:1].islower() and not model
 
     def _bound_names(self) -> FrozenSet[str]:
         """Every name the function binds (its params, assignments, loops, imports, nested defs)."""
