@@ -1047,6 +1047,14 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
 
         def of_built_model(loss):
             return loss.item() * backbone.scale
+
+        def bound_twice(batch):
+            if batch is None:
+                loss = 0.0
+            else:
+                loss = compute(batch)
+                loss.backward()
+            return loss * args.scale
         """
     )
     from autofix.model.summaries import Shape
@@ -1058,6 +1066,8 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
         "of_object": unknown, "of_param": unknown, "rebound": unknown,
         # a module's weight is a leaf: arithmetic on it makes a graph; a library model may hold tensors
         "of_layer": unknown, "of_built_model": unknown,
+        # back-propagated on one path only: a number on the other
+        "bound_twice": unknown,
     }
     for name, kind in expected.items():
         function = model.function(name)

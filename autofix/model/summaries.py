@@ -1188,6 +1188,12 @@ class _FunctionReader:
         model = built.startswith(("torch.", "torchvision.models.", "timm.")) or last in ("from_pretrained", "create_model")
         return last[:1].islower() and not model
 
+    def _bindings(self, name: str) -> int:
+        """How many times the function binds ``name`` (assignments, loop targets, ``with ... as``)."""
+        return sum(
+            1 for node in ast.walk(self.node) if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+        ) + (name in self.summary.params)
+
     def _bound_names(self) -> FrozenSet[str]:
         """Every name the function binds (its params, assignments, loops, imports, nested defs)."""
         if self._bound is None:
@@ -1482,9 +1488,10 @@ class _FunctionReader:
         if via is None and isinstance(tensor, ast.Call) and isinstance(tensor.func, ast.Attribute) and tensor.func.attr == "scale" and tensor.args:
             tensor, via = tensor.args[0], "scaler"
         retain = keyword_value(call, "retain_graph")
-        if isinstance(tensor, ast.Name) and tensor.id != self.self_name:
+        if isinstance(tensor, ast.Name) and tensor.id != self.self_name and self._bindings(tensor.id) == 1:
             # Back-propagated: a tensor with a graph, whatever made it (``return loss * scale`` after
-            # ``loss.backward()`` hands back that graph).
+            # ``loss.backward()`` hands back that graph). Only a name bound once: bound on other
+            # paths too (``loss = 0.0`` when there is nothing to train on) it may be something else.
             self.kinds[tensor.id] = Kind.GRAPH
             self.shapes[tensor.id] = _GRAPH_SHAPE
         self.summary.backward_calls.append(
