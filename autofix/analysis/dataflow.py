@@ -51,8 +51,11 @@ from autofix.model.vocabulary import (
     DISPLAY_FUNCTIONS,
     DISPLAY_METHODS,
     MAYBE_TUPLE_RESULT_OPS,
+    MODEL_BUILDER_NAMES,
+    MODEL_BUILDER_PREFIXES,
     MODULE_SELF_METHODS,
     NN_NON_MODULES,
+    PARAMETER_ATTRIBUTES,
     NON_TENSOR_METHODS,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
@@ -409,7 +412,7 @@ def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleF
             return "leaf"
         if name.startswith("torch.nn.") and not name.startswith(_NN_NON_MODULES) and last[:1].isupper():
             return "nn." + last
-        if name.startswith(("torchvision.models.", "timm.create_model")) or last in {"from_pretrained", "create_model"}:
+        if name.startswith(MODEL_BUILDER_PREFIXES) or last in MODEL_BUILDER_NAMES:
             return "module"
         if last in facts.module_classes:
             return "module"
@@ -1078,7 +1081,7 @@ class GraphFlow:
             base, attr = name.rsplit(".", 1)
             if attr in _BREAKING_ATTRIBUTES:
                 return CLEAN
-            if attr in {"weight", "bias"} and (base in self.facts.modules or base.startswith("self.")):
+            if attr in PARAMETER_ATTRIBUTES and (base in self.facts.modules or base.startswith("self.")):
                 return Val(LEAF, kinds=_TENSOR_KIND)
             held = self._attribute(base, attr)
             if held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad):

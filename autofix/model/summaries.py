@@ -34,6 +34,9 @@ from autofix.model.vocabulary import (
     KEEP_METHODS,
     LIBRARIES,
     MAYBE_TUPLE_RESULT_OPS,
+    MODEL_BUILDER_NAMES,
+    MODEL_BUILDER_PREFIXES,
+    PARAMETER_ATTRIBUTES,
     NN_NON_MODULES,
     NON_TENSOR_METHODS,
     NUMBER_FUNCTIONS,
@@ -1173,7 +1176,7 @@ class _FunctionReader:
         ``yaml.safe_load(f)``), not by a class (an object or module whose attributes may be tensors),
         or an imported library's constant (``math.pi``). Its kind is not known; it holds no graph."""
         spelled = dotted(node)
-        if spelled is None or self.node.name == MODULE_BODY or node.attr in ("weight", "bias"):
+        if spelled is None or self.node.name == MODULE_BODY or node.attr in PARAMETER_ATTRIBUTES:
             return False
         root = spelled.split(".", 1)[0]
         if root in self._bound_names():
@@ -1185,7 +1188,7 @@ class _FunctionReader:
             return False
         last = built.rsplit(".", 1)[-1]
         # Not a tensor (``torch.*``) nor a model a library builds (``timm.create_model``, ``from_pretrained``).
-        model = built.startswith(("torch.", "torchvision.models.", "timm.")) or last in ("from_pretrained", "create_model")
+        model = built.startswith(("torch.", *MODEL_BUILDER_PREFIXES)) or last in MODEL_BUILDER_NAMES
         return last[:1].islower() and not model
 
     def _bindings(self, name: str) -> int:
@@ -1752,7 +1755,7 @@ class _AttributeReader:
                 held = self.cls.attributes.get(node.attr)
                 found = found or (held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad))
             elif (
-                isinstance(node, ast.Attribute) and node.attr in ("weight", "bias")
+                isinstance(node, ast.Attribute) and node.attr in PARAMETER_ATTRIBUTES
                 and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)
                 and node.value.value.id == self.self_name
             ):
