@@ -1073,3 +1073,20 @@ def test_configuration_reads_and_data_elements_hold_no_graph():
         function = model.function(name)
         assert function is not None
         assert function.returns.shapes == {Shape(kind)}, name
+
+
+def test_a_run_with_many_helpers_before_its_epoch_loops_backward(tmp_path):
+    # The search follows calls depth-first and forgets each branch it leaves: ten helpers called
+    # before the epoch do not use up the depth limit.
+    helpers = "".join(f"def helper{i}(x):\n    return x + {i}\n\n" for i in range(10))
+    calls = "".join(f"    helper{i}(1)\n" for i in range(10))
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(
+        helpers
+        + "def epoch(model, batches):\n    for b in batches:\n        model(b).sum().backward()\n    return 1.0\n\n"
+        + "def stage(model, batches):\n    return epoch(model, batches)\n\n"
+        + "def run(model, batches):\n" + calls + "    return {'last': stage(model, batches)}\n"
+    )
+    model = model_of(tmp_path, "train.py")
+    run = model.resolve("run")
+    assert isinstance(run, FunctionSummary) and model.loops_backward(run)

@@ -296,6 +296,7 @@ class ModuleModel:
         self._framework_memo: Dict[int, Framework] = {}
         self._carried_memo: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self._backward_memo: Dict[int, bool] = {}
+        self._loops_memo: Dict[int, bool] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
 
@@ -614,22 +615,31 @@ class ModuleModel:
     def _loops_backward(self, function: FunctionSummary, visiting: Set[int]) -> bool:
         if function.looped_backward:
             return True
+        key = id(function)
+        if key in self._loops_memo:
+            return self._loops_memo[key]
         home = self._home(function)
-        if home is None or id(function) in visiting or len(visiting) > _MAX_DEPTH:
+        if home is None or key in visiting or len(visiting) > _MAX_DEPTH:
             return False
-        visiting.add(id(function))
+        visiting.add(key)
+        found = False
         for spelled in function.looped_calls:
             callee = home._callee(function, spelled)
             if callee is not None and callee is not function and home.runs_backward(callee):
-                return True
-        for spelled in dict.fromkeys(function.calls):
-            callee = home._callee(function, spelled)
-            if callee is None or callee is function:
-                continue
-            model = home._home(callee)
-            if model is not None and model._loops_backward(callee, visiting):
-                return True
-        return False
+                found = True
+                break
+        if not found:
+            for spelled in dict.fromkeys(function.calls):
+                callee = home._callee(function, spelled)
+                if callee is None or callee is function:
+                    continue
+                model = home._home(callee)
+                if model is not None and model._loops_backward(callee, visiting):
+                    found = True
+                    break
+        visiting.discard(key)
+        self._loops_memo[key] = found
+        return found
 
     def _home(self, function: FunctionSummary) -> Optional["ModuleModel"]:
         """The model of the module ``function`` is defined in (a step imported from ``utils/`` spells
