@@ -291,6 +291,23 @@ _noop = [
         """,
         id="total escapes to an unknown function and graph retained",
     ),
+    pytest.param(
+        """
+        net = build_network(config)
+        wrapped = nn.DataParallel(net) if multi else net
+        bare = wrapped.module if multi else wrapped
+        torch.save(bare.state_dict(), "ckpt.pt")
+        rate = -1.0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = (wrapped(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            current = bare.throughput(x.shape[0], 0.1)
+            rate = current if rate == -1.0 else 0.9 * rate + 0.1 * current
+        """,
+        id="a method of a module whose class cannot be told returns no proven graph",
+    ),
 ]
 
 

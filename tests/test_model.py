@@ -1175,3 +1175,130 @@ def test_an_imported_epoch_loops_backward_through_a_step_of_its_own_module(tmp_p
     assert isinstance(run_epoch, FunctionSummary) and isinstance(one_step, FunctionSummary)
     assert model.loops_backward(run_epoch)
     assert model.runs_backward(one_step) and not model.loops_backward(one_step)
+
+
+def test_a_run_calling_an_epoch_loops_backward(tmp_path):
+    # ``run`` trains through ``epoch`` (whose loop back-propagates) and hands back what it kept after
+    # that loop; so does whatever calls ``run`` in turn.
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            def epoch(model, batches, opt):
+                history = []
+                for batch in batches:
+                    loss = model(batch).sum()
+                    loss.backward()
+                    opt.step()
+                    history.append(loss.item())
+                return history
+
+            def run(model, batches, opt):
+                history = epoch(model, batches, opt)
+                return {"losses": history, "steps": len(history)}
+
+            def sweep(model, batches, opt):
+                return run(model, batches, opt)
+
+            def once(model, batch, opt):
+                loss = model(batch).sum()
+                loss.backward()
+                return loss
+        """,
+    })
+    model = model_of(tmp_path, "train.py")
+    for name in ("epoch", "run", "sweep"):
+        function = model.resolve(name)
+        assert isinstance(function, FunctionSummary) and model.loops_backward(function), name
+    once = model.resolve("once")
+    assert isinstance(once, FunctionSummary) and model.runs_backward(once) and not model.loops_backward(once)
+
+
+def test_configuration_reads_and_data_elements_hold_no_graph():
+    model = alone(
+        """
+        import argparse
+        import math
+        import timm
+        import torch
+        from torch import nn
+
+        parser = argparse.ArgumentParser()
+        args = parser.parse_args()
+        net = nn.Linear(2, 1)
+        holder = Holder()
+        backbone = timm.create_model("resnet18")
+
+        def as_number(loss):
+            loss.backward()
+            return loss.item() / args.steps
+
+        def as_element(loss):
+            loss.backward()
+            return loss.data[0] / args.steps
+
+        def as_tensor(loss):
+            loss.backward()
+            return loss.data / args.steps * math.pi
+
+        def scaled(loss):
+            loss.backward()
+            return loss * args.scale
+
+        def of_object(loss):
+            loss.backward()
+            return loss.item() * holder.scale
+
+        def of_param(loss, steps):
+            return loss.item() / steps.count
+
+        def rebound(loss, args):
+            return loss.item() / args.steps
+
+        def of_layer(loss):
+            return loss.item() * net.weight
+
+        def of_built_model(loss):
+            return loss.item() * backbone.scale
+
+        def bound_twice(batch):
+            if batch is None:
+                loss = 0.0
+            else:
+                loss = compute(batch)
+                loss.backward()
+            return loss * args.scale
+        """
+    )
+    from autofix.model.summaries import Shape
+
+    plain, tensor, graph, unknown = Kind.PLAIN, Kind.TENSOR, Kind.GRAPH, Kind.UNKNOWN
+    expected = {
+        "as_number": plain, "as_element": plain, "as_tensor": tensor, "scaled": graph,
+        # an object of a class, or a value the caller passes, may hold tensors
+        "of_object": unknown, "of_param": unknown, "rebound": unknown,
+        # a module's weight is a leaf: arithmetic on it makes a graph; a library model may hold tensors
+        "of_layer": unknown, "of_built_model": unknown,
+        # back-propagated on one path only: a number on the other
+        "bound_twice": unknown,
+    }
+    for name, kind in expected.items():
+        function = model.function(name)
+        assert function is not None
+        assert function.returns.shapes == {Shape(kind)}, name
+
+
+def test_a_run_with_many_helpers_before_its_epoch_loops_backward(tmp_path):
+    # The search follows calls depth-first and forgets each branch it leaves: ten helpers called
+    # before the epoch do not use up the depth limit.
+    helpers = "".join(f"def helper{i}(x):\n    return x + {i}\n\n" for i in range(10))
+    calls = "".join(f"    helper{i}(1)\n" for i in range(10))
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(
+        helpers
+        + "def epoch(model, batches):\n    for b in batches:\n        model(b).sum().backward()\n    return 1.0\n\n"
+        + "def stage(model, batches):\n    return epoch(model, batches)\n\n"
+        + "def run(model, batches):\n" + calls + "    return {'last': stage(model, batches)}\n"
+    )
+    model = model_of(tmp_path, "train.py")
+    run = model.resolve("run")
+    assert isinstance(run, FunctionSummary) and model.loops_backward(run)

@@ -52,8 +52,11 @@ from autofix.model.vocabulary import (
     DISPLAY_FUNCTIONS,
     DISPLAY_METHODS,
     MAYBE_TUPLE_RESULT_OPS,
+    MODEL_BUILDER_NAMES,
+    MODEL_BUILDER_PREFIXES,
     MODULE_SELF_METHODS,
     NN_NON_MODULES,
+    PARAMETER_ATTRIBUTES,
     NON_TENSOR_METHODS,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
@@ -410,7 +413,7 @@ def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleF
             return "leaf"
         if name.startswith("torch.nn.") and not name.startswith(_NN_NON_MODULES) and last[:1].isupper():
             return "nn." + last
-        if name.startswith(("torchvision.models.", "timm.create_model")) or last in {"from_pretrained", "create_model"}:
+        if name.startswith(MODEL_BUILDER_PREFIXES) or last in MODEL_BUILDER_NAMES:
             return "module"
         if last in facts.module_classes:
             return "module"
@@ -1156,7 +1159,7 @@ class GraphFlow:
             base, attr = name.rsplit(".", 1)
             if attr in _BREAKING_ATTRIBUTES:
                 return CLEAN
-            if attr in {"weight", "bias"} and (base in self.facts.modules or base.startswith("self.")):
+            if attr in PARAMETER_ATTRIBUTES and (base in self.facts.modules or base.startswith("self.")):
                 return Val(LEAF, kinds=_TENSOR_KIND)
             held = self._attribute(base, attr)
             if held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad):
@@ -1367,11 +1370,17 @@ class GraphFlow:
                 if summarised is not None and summarised.level == GRAPH:
                     return summarised
                 # A method other than forward (``model.estimate_mfu(...)``) whose summary shows
-                # no forward pass, or that the project does not define: a graph is assumed. Only
-                # the first is marked as assumed: what the project does not define may be a module
-                # the object holds (``self.cell(x, h)``), whose forward does run.
+                # no forward pass, or that the project does not define: a graph is assumed. It is
+                # marked as assumed where the summary shows no forward pass, and where the object's
+                # class cannot be told (``raw_model.estimate_mfu(...)`` of ``model.module if ddp
+                # else model``, ``gflownet.sample_trajectories(...)`` of a factory's result): the
+                # method may return numbers or objects as well as a forward's output. What a class
+                # the model knows does not define is a module the object holds (``self.cell(x, h)``),
+                # whose forward does run.
                 assumed = self._module_call(call, joined, None)
-                return assumed.with_labels([("assumed",)]) if summarised is not None else assumed
+                if summarised is not None or not self._class_known(receiver_name):
+                    return assumed.with_labels([("assumed",)])
+                return assumed
             if self._is_module(func_name):
                 return self._module_call(call, joined, func_name)
             summarised = self._summarised_call(call, joined, state)
@@ -1509,6 +1518,16 @@ class GraphFlow:
             return model.method(instance, "__call__")
         return None
 
+    def _class_known(self, receiver: str) -> bool:
+        """The model can tell the class of the object ``receiver`` names (``self`` in a method, an
+        instance of a project class, a ``torch.nn`` layer)."""
+        if receiver == "self" and self.class_qualname is not None:
+            return True
+        if nn_kind_of(self.facts, receiver) is not None or receiver in self.facts.instance_class:
+            return True
+        caller = self.summary
+        return caller is not None and self.context.model.instance_class(caller, receiver) is not None
+
     def _library_function(self, receiver: Optional[str]) -> bool:
         """``random.sample(xs, k)``: a function of an imported library module, not a tensor's method."""
         if receiver is None:
@@ -1638,7 +1657,7 @@ def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, n
 
 def _may_hold_graph(shape: Shape) -> bool:
     """Some part of the value may carry a graph (it is not all numbers, detached tensors, ``None``)."""
-    if shape.kind in (ModelKind.NUMBER, ModelKind.NONE, ModelKind.OTHER, ModelKind.TENSOR):
+    if shape.kind in (ModelKind.NUMBER, ModelKind.NONE, ModelKind.OTHER, ModelKind.TENSOR, ModelKind.PLAIN):
         return False
     if shape.kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.parts:
         return any(_may_hold_graph(part) for part in shape.parts)

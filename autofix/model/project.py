@@ -303,6 +303,7 @@ class ModuleModel:
         self._framework_memo: Dict[int, Framework] = {}
         self._carried_memo: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self._backward_memo: Dict[int, bool] = {}
+        self._loops_memo: Dict[int, bool] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
         self._methods_named: Optional[Dict[str, List[FunctionSummary]]] = None
@@ -680,17 +681,39 @@ class ModuleModel:
 
     def loops_backward(self, function: FunctionSummary) -> bool:
         """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in
-        loader: ... loss.backward()``, or a loop calling a project step that back-propagates)."""
+        loader: ... loss.backward()``, or a loop calling a project step that back-propagates), or
+        calls a project function that does (a run of training: ``history = train_loop(...)``, then
+        ``return {"losses": history}``): what it hands back was kept after that loop."""
+        return self._loops_backward(function, set())
+
+    def _loops_backward(self, function: FunctionSummary, visiting: Set[int]) -> bool:
         if function.looped_backward:
             return True
+        key = id(function)
+        if key in self._loops_memo:
+            return self._loops_memo[key]
         home = self._home(function)
-        if home is None:
+        if home is None or key in visiting or len(visiting) > _MAX_DEPTH:
             return False
+        visiting.add(key)
+        found = False
         for spelled in function.looped_calls:
             callee = home._callee(function, spelled)
             if callee is not None and callee is not function and home.runs_backward(callee):
-                return True
-        return False
+                found = True
+                break
+        if not found:
+            for spelled in dict.fromkeys(function.calls):
+                callee = home._callee(function, spelled)
+                if callee is None or callee is function:
+                    continue
+                model = home._home(callee)
+                if model is not None and model._loops_backward(callee, visiting):
+                    found = True
+                    break
+        visiting.discard(key)
+        self._loops_memo[key] = found
+        return found
 
     def _home(self, function: FunctionSummary) -> Optional["ModuleModel"]:
         """The model of the module ``function`` is defined in (a step imported from ``utils/`` spells

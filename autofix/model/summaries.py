@@ -32,7 +32,11 @@ from autofix.model.vocabulary import (
     DISPLAY_FUNCTIONS,
     DISPLAY_METHODS,
     KEEP_METHODS,
+    LIBRARIES,
     MAYBE_TUPLE_RESULT_OPS,
+    MODEL_BUILDER_NAMES,
+    MODEL_BUILDER_PREFIXES,
+    PARAMETER_ATTRIBUTES,
     NN_NON_MODULES,
     NON_TENSOR_METHODS,
     NUMBER_FUNCTIONS,
@@ -76,11 +80,14 @@ class Kind(enum.Enum):
     NONE = "none"
     #: a string, a bool, a class, a callable: no tensor at all
     OTHER = "other"
+    #: a Python number or a tensor with no graph, which of the two is not known (``loss.item() /
+    #: args.steps``, ``loss.data[0]``): nothing a fix may touch, nothing that keeps a graph
+    PLAIN = "plain"
     UNKNOWN = "unknown"
 
 
 #: what a value that cannot hold a graph is (a number, ``None``, a fresh or detached tensor)
-_GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR})
+_GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR, Kind.PLAIN})
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,21 @@ class Shape:
     #: the shape every value of a ``DICT`` has, or every element of a ``TUPLE`` of unknown
     #: length (``x.chunk(2)``); None: not known
     values: Optional["Shape"] = None
+
+
+def _arithmetic_kind(kinds: List[Kind]) -> Kind:
+    """What arithmetic on operands of these kinds gives: a graph where one operand has one; a
+    number from numbers; a tensor from a tensor and operands with no graph; a number or a tensor
+    (:attr:`Kind.PLAIN`) from operands with no graph of which none is known to be a tensor."""
+    if Kind.GRAPH in kinds:
+        return Kind.GRAPH
+    if all(k is Kind.NUMBER for k in kinds):
+        return Kind.NUMBER
+    if Kind.TENSOR in kinds and Kind.UNKNOWN not in kinds:
+        return Kind.TENSOR
+    if kinds and all(k in _GRAPHLESS_KINDS for k in kinds):
+        return Kind.PLAIN
+    return Kind.UNKNOWN
 
 
 def _leaf(kind: Kind) -> Shape:
@@ -787,6 +809,7 @@ class _FunctionReader:
         self.cls = cls
         #: local name → its shape, where binding told more than a kind (tuple unpacking)
         self.shapes: Dict[str, Shape] = {}
+        self._bound: Optional[FrozenSet[str]] = None
 
     def _note_looped_calls(self, loop: Union[ast.For, ast.AsyncFor, ast.While]) -> None:
         stack: List[ast.AST] = [*loop.body, *loop.orelse]
@@ -1076,16 +1099,12 @@ class _FunctionReader:
                 return Kind.TUPLE
             if node.attr in ("grad", "data"):
                 return Kind.TENSOR
-            return Kind.UNKNOWN
+            return Kind.PLAIN if self._configuration_read(node) else Kind.UNKNOWN
+        if isinstance(node, ast.Subscript) and self.kind_of(node.value) in (Kind.TENSOR, Kind.PLAIN):
+            # An element of a tensor with no graph (``loss.data[0]``: a number on old torch) has none.
+            return Kind.PLAIN
         if isinstance(node, ast.BinOp):
-            left, right = self.kind_of(node.left), self.kind_of(node.right)
-            if Kind.GRAPH in (left, right):
-                return Kind.GRAPH
-            if left is Kind.NUMBER and right is Kind.NUMBER:
-                return Kind.NUMBER
-            if Kind.TENSOR in (left, right) and Kind.UNKNOWN not in (left, right):
-                return Kind.TENSOR
-            return Kind.UNKNOWN
+            return _arithmetic_kind([self.kind_of(node.left), self.kind_of(node.right)])
         if isinstance(node, ast.UnaryOp):
             return self.kind_of(node.operand) if not isinstance(node.op, ast.Not) else Kind.OTHER
         if isinstance(node, ast.Call):
@@ -1182,14 +1201,51 @@ class _FunctionReader:
     @staticmethod
     def _arithmetic_shape(shapes: List[Shape]) -> Shape:
         """The shape of arithmetic on operands of these shapes (as :meth:`kind_of` does for kinds)."""
-        kinds = [s.kind if not s.parts and s.values is None else Kind.UNKNOWN for s in shapes]
-        if Kind.GRAPH in kinds:
-            return _GRAPH_SHAPE
-        if all(k is Kind.NUMBER for k in kinds):
-            return Shape(Kind.NUMBER)
-        if Kind.TENSOR in kinds and Kind.UNKNOWN not in kinds:
-            return Shape(Kind.TENSOR)
-        return Shape(Kind.UNKNOWN)
+        kind = _arithmetic_kind([s.kind if not s.parts and s.values is None else Kind.UNKNOWN for s in shapes])
+        return _GRAPH_SHAPE if kind is Kind.GRAPH else Shape(kind)
+
+    def _configuration_read(self, node: ast.Attribute) -> bool:
+        """``args.chunk_len``, ``cfg.train.steps``: an attribute chain read from a module-level name
+        that the function neither binds nor takes, built by a function call (``parser.parse_args()``,
+        ``yaml.safe_load(f)``), not by a class (an object or module whose attributes may be tensors),
+        or an imported library's constant (``math.pi``). Its kind is not known; it holds no graph."""
+        spelled = dotted(node)
+        if spelled is None or self.node.name == MODULE_BODY or node.attr in PARAMETER_ATTRIBUTES:
+            return False
+        root = spelled.split(".", 1)[0]
+        if root in self._bound_names():
+            return False
+        if root in self.module.imports:
+            return self.module.qualify(root).split(".", 1)[0] in LIBRARIES
+        built = self.module.assigned_calls.get(root)
+        if built is None:
+            return False
+        last = built.rsplit(".", 1)[-1]
+        # Not a tensor (``torch.*``) nor a model a library builds (``timm.create_model``, ``from_pretrained``).
+        model = built.startswith(("torch.", *MODEL_BUILDER_PREFIXES)) or last in MODEL_BUILDER_NAMES
+        return last[:1].islower() and not model
+
+    def _bindings(self, name: str) -> int:
+        """How many times the function binds ``name`` (assignments, loop targets, ``with ... as``)."""
+        return sum(
+            1 for node in ast.walk(self.node) if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+        ) + (name in self.summary.params)
+
+    def _bound_names(self) -> FrozenSet[str]:
+        """Every name the function binds (its params, assignments, loops, imports, nested defs)."""
+        if self._bound is None:
+            bound = set(self.summary.params)
+            for node in ast.walk(self.node):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bound.add(node.id)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not self.node:
+                    bound.add(node.name)
+                elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                    bound.update((a.asname or a.name).split(".", 1)[0] for a in node.names)
+                elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                    bound.update(node.names)
+            self._bound = frozenset(bound)
+        return self._bound
 
     def _call_kind(self, call: ast.Call) -> Kind:
         func = call.func
@@ -1469,6 +1525,12 @@ class _FunctionReader:
         if via is None and isinstance(tensor, ast.Call) and isinstance(tensor.func, ast.Attribute) and tensor.func.attr == "scale" and tensor.args:
             tensor, via = tensor.args[0], "scaler"
         retain = keyword_value(call, "retain_graph")
+        if isinstance(tensor, ast.Name) and tensor.id != self.self_name and self._bindings(tensor.id) == 1:
+            # Back-propagated: a tensor with a graph, whatever made it (``return loss * scale`` after
+            # ``loss.backward()`` hands back that graph). Only a name bound once: bound on other
+            # paths too (``loss = 0.0`` when there is nothing to train on) it may be something else.
+            self.kinds[tensor.id] = Kind.GRAPH
+            self.shapes[tensor.id] = _GRAPH_SHAPE
         self.summary.backward_calls.append(
             BackwardCall(self.target_of(tensor), via, retain is not None and not (isinstance(retain, ast.Constant) and not retain.value), call.lineno)
         )
@@ -1727,7 +1789,7 @@ class _AttributeReader:
                 held = self.cls.attributes.get(node.attr)
                 found = found or (held is not None and (held.kind is AttrKind.PARAMETER or held.requires_grad))
             elif (
-                isinstance(node, ast.Attribute) and node.attr in ("weight", "bias")
+                isinstance(node, ast.Attribute) and node.attr in PARAMETER_ATTRIBUTES
                 and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)
                 and node.value.value.id == self.self_name
             ):

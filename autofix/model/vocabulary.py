@@ -97,6 +97,13 @@ CUT_FUNCTIONS: FrozenSet[str] = frozenset(
     }
 )
 
+#: Attributes of a module that are its parameters (leaves: arithmetic on them makes a graph).
+PARAMETER_ATTRIBUTES: FrozenSet[str] = frozenset({"weight", "bias"})
+
+#: Library calls that build a whole model (qualified-name prefixes, and last names).
+MODEL_BUILDER_PREFIXES = ("torchvision.models.", "timm.create_model")
+MODEL_BUILDER_NAMES: FrozenSet[str] = frozenset({"from_pretrained", "create_model"})
+
 #: context managers (``with torch.no_grad():``) under which autograd records nothing
 GRAD_DISABLING_CONTEXTS: FrozenSet[str] = frozenset({"no_grad", "inference_mode"})
 
