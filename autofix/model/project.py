@@ -306,7 +306,7 @@ class ModuleModel:
         self._loops_memo: Dict[int, bool] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
-        self._methods_named: Optional[Dict[str, List[FunctionSummary]]] = None
+        self._methods_named: Optional[Dict[str, List[ClassSummary]]] = None
 
     # ------------------------------------------------------------------ this module
 
@@ -388,7 +388,8 @@ class ModuleModel:
         """The methods called ``name`` of the classes of this module, of the project modules it imports
         and of theirs: what ``obj.<name>(...)`` may run when the model cannot tell what ``obj`` is."""
         if self._methods_named is None:
-            found: Dict[str, List[FunctionSummary]] = {}
+            # By name only: a method's summary is read when a call of that name asks for it.
+            found: Dict[str, List[ClassSummary]] = {}
             seen: Set[int] = set()
             frontier = [self.summary]
             for _ in range(_IMPORT_DEPTH + 1):
@@ -398,8 +399,8 @@ class ModuleModel:
                         continue
                     seen.add(id(module))
                     for cls in module.classes.values():
-                        for method_name, method in cls.methods.items():
-                            found.setdefault(method_name, []).append(method)
+                        for method_name in cls.methods:
+                            found.setdefault(method_name, []).append(cls)
                     for qualified in [*module.imports.values(), *module.star_imports]:
                         parts = qualified.split(".")
                         for cut in range(len(parts), 0, -1):
@@ -409,7 +410,7 @@ class ModuleModel:
                                 break
                 frontier = following
             self._methods_named = found
-        return self._methods_named.get(name, [])
+        return [cls.methods[name] for cls in self._methods_named.get(name, ())]
 
     def _module(self, dotted: str) -> Optional[ModuleSummary]:
         """Project module ``dotted`` as imported from this file (looked up once per model: one check)."""
