@@ -35,7 +35,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 import libcst as cst
 
 from autofix.analysis import loops
-from autofix.analysis.names import dotted_name, keyword
+from autofix.analysis.names import dotted_name, keyword, method_call
 from autofix.analysis.training import (
     grad_disabled_nodes,
     is_backward_call,
@@ -723,6 +723,44 @@ class GraphFlow:
                 return False
         return True
 
+    def _detached_with_every_backward(self, loop: Union[cst.For, cst.While]) -> Set[str]:
+        """Names an ``if`` of ``loop`` detaches (``h = h.detach()``, ``h.detach_()``) in the block that
+        holds every backward of the loop (``if step % T == 0 or done: h = h.detach_(); loss.backward()``
+        of truncated BPTT): a pass that skips the block frees no graph, and one that runs it leaves
+        the name clean, so what the name carries into the next pass is never a freed graph."""
+        found: Set[str] = set()
+        stack: List[cst.CSTNode] = [loop.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, cst.If):
+                names = _detached_names(node.body)
+                if names and self._holds_every_backward(loop, node):
+                    found |= names
+            stack.extend(loops.children(node))
+        return found
+
+    def _holds_every_backward(self, loop: Union[cst.For, cst.While], block: cst.If) -> bool:
+        """Every backward of ``loop`` (and every call of a project function that back-propagates) is
+        inside ``block``'s body."""
+        found = False
+        stack: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
+        while stack:
+            node, inside = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if node is block:
+                stack.append((block.body, True))
+                stack.append((block.test, False))
+                continue
+            if isinstance(node, cst.Call) and (is_backward_call(self.context, node) or self._backpropagating_callee(node)):
+                if not inside:
+                    return False
+                found = True
+            stack.extend((child, inside) for child in loops.children(node))
+        return found
+
     def _guards_backwards(self, loop: Union[cst.For, cst.While], guard: cst.BaseExpression) -> bool:
         """Every backward in ``loop`` (and every call of a project function that back-propagates) sits
         under an ``if`` one of whose ``and``-parts is ``guard``; there is at least one."""
@@ -756,12 +794,14 @@ class GraphFlow:
             test = loop.test if isinstance(loop, cst.While) else None
             carried = self.carried[loop] = loops.carried_names(loop.body, test)
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
+        kept_clean = self._detached_with_every_backward(loop)
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):
             head = dict(back)
             for name in carried.names:
-                head[name] = self._read(name, head).with_labels([("carry", loop, name)])
+                if name not in kept_clean:
+                    head[name] = self._read(name, head).with_labels([("carry", loop, name)])
             if isinstance(loop, cst.For):
                 self._bind(loop.target, self._iterated(loop.iter, head), head, loop)
             else:
@@ -1377,7 +1417,7 @@ class GraphFlow:
                 # method may return numbers or objects as well as a forward's output. What a class
                 # the model knows does not define is a module the object holds (``self.cell(x, h)``),
                 # whose forward does run.
-                assumed = self._module_call(call, joined, None)
+                assumed = self._module_call(call, self._reaching(call, self._callee(func), joined, state), None)
                 if summarised is not None or not self._class_known(receiver_name):
                     return assumed.with_labels([("assumed",)])
                 return assumed
@@ -1445,14 +1485,24 @@ class GraphFlow:
             return UNKNOWN
         return shape_kinds(model.returned_shapes(forward))
 
+    def _reaching(self, call: cst.Call, callee: Optional[FunctionSummary], joined: Val, state: State) -> Val:
+        """What of the arguments' graphs reaches what ``callee`` builds: not an argument it reads only
+        detached (``calc_loss(..., r_i_t)`` reading ``r_i_t.detach().numpy()``)."""
+        if callee is None or not callee.cut_params or any(a.star for a in call.args):
+            return joined
+        cut = {id(arg) for param, arg in _bind_arguments(callee, call) if param in callee.cut_params}
+        return _join_all([self._expr(a.value, state) for a in call.args if id(a.value) not in cut])
+
     def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
         """A call of a function or method the project defines: what the model says it returns."""
         callee = self._callee(call.func)
         if callee is None:
             return None
-        for param, arg in _bind_arguments(callee, call):
+        bound = _bind_arguments(callee, call)
+        for param, arg in bound:
             if param in callee.kept_params:
                 self.escaped.update(self._expr(arg, state).labels)
+        joined = self._reaching(call, callee, joined, state)
         shapes = self.context.model.returned_shapes(callee)
         kinds = shape_kinds(shapes)
         if callee.qualname != self.qualname and self.context.model.runs_step(callee):
@@ -1677,6 +1727,31 @@ def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         stack.extend(
             c for c in reversed(loops.children(current)) if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         )
+
+
+def _detached_names(block: cst.BaseSuite) -> Set[str]:
+    """Names a block's own statements detach or start afresh: ``h = h.detach()``, ``h = h.detach_()``,
+    ``h.detach_()``, ``outputs = []``."""
+    found: Set[str] = set()
+    for line in loops.block_statements(block):
+        smalls = line.body if isinstance(line, cst.SimpleStatementLine) else [line]
+        for small in smalls:
+            value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                if isinstance(value, (cst.List, cst.Dict, cst.Tuple)) and not value.elements or isinstance(
+                    value, (cst.Integer, cst.Float)
+                ):
+                    found.add(small.targets[0].target.value)
+                    continue
+            mc = method_call(value) if isinstance(value, cst.Call) else None
+            if mc is None or mc[1] not in ("detach", "detach_") or not isinstance(mc[0], cst.Name):
+                continue
+            name = mc[0].value
+            if isinstance(small, cst.Expr) and mc[1] == "detach_":
+                found.add(name)
+            elif isinstance(small, cst.Assign) and [dotted_name(t.target) for t in small.targets] == [name]:
+                found.add(name)
+    return found
 
 
 def _and_parts(test: cst.BaseExpression) -> List[cst.BaseExpression]:

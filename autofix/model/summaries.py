@@ -252,6 +252,9 @@ class FunctionSummary:
     detached_params: Set[str] = field(default_factory=set)
     #: params detached in place (``p.detach_()``, ``for t in p: t.detach_()``)
     detached_in_place: Set[str] = field(default_factory=set)
+    #: params the function reads only detached or converted (``p.detach()``, ``p.data``, ``p.item()``,
+    #: ``p is None``): whatever graph the argument has never reaches what the call builds
+    cut_params: Set[str] = field(default_factory=set)
     #: every ``return`` gives a detached value (``h.detach()``, a detach mapped over a structure,
     #: a recursive call, ``None``): a helper like ``repackage_hidden``
     returns_detached: bool = False
@@ -775,6 +778,10 @@ _OPTIMIZER_NAME = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)(s?)(_\w+|
 _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 
 
+#: what a read of a tensor through these attributes gets carries no graph
+_CUTTING_READS = frozenset({"detach", "data", "item", "tolist", "numpy"})
+
+
 class _FunctionReader:
     """One pass over a function's own body, in source order."""
 
@@ -829,7 +836,28 @@ class _FunctionReader:
     def _is_static(self) -> bool:
         return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in self.node.decorator_list)
 
+    def _read_cut_params(self) -> None:
+        params = set(self.summary.params) - {self.self_name}
+        cut: Set[int] = set()
+        loads: Dict[str, List[int]] = {}
+        for node in ast.walk(self.node):
+            if isinstance(node, ast.Attribute) and node.attr in _CUTTING_READS and isinstance(node.value, ast.Name):
+                cut.add(id(node.value))
+            elif (
+                isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
+            ):
+                cut.add(id(node.left))
+            elif isinstance(node, ast.Name) and node.id in params:
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.id, []).append(id(node))
+                else:
+                    params.discard(node.id)  # rebound: its later reads are of another value
+        self.summary.cut_params = {p for p in params if p in loads and all(i in cut for i in loads[p])}
+
     def read(self) -> FunctionSummary:
+        self._read_cut_params()
         returns: List[ast.expr] = []
         shapes: Set[Shape] = set()
         saw_return_none = False

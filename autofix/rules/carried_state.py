@@ -464,11 +464,18 @@ class CarriedState(Rule):
             message = self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries")
             unknown = [n for n, k in zip(group, kinds) if k == "unknown"]
             stubs = [n for n in group if n in flow.stub_detached]
+            unbound = [n for n in group if not _bound_before(self.context.module, loop, anchor, n)]
             fix: Optional[Fix] = None
             if stubs:
                 listed = ", ".join(f"`{n}.detach()`" for n in stubs)
                 message += f" (no fix: {listed} detaches nothing, its class's detach() returns the tensors as they are; "
                 message += "make it return detached tensors)"
+            elif unbound:
+                # A name bound only on some ways before the loop (``if icm: ... else: r = zeros(1)``):
+                # a detach inserted where it may be unbound raises UnboundLocalError.
+                listed = ", ".join(f"`{n}`" for n in unbound)
+                message += f" (no fix: {listed} may not be bound yet where the iteration starts; "
+                message += "detach it where it is assigned)"
             elif unknown:
                 # Detaching something that is not a tensor (a dict, a number, an object) raises.
                 listed = ", ".join(f"`{n}`" for n in unknown)
@@ -665,6 +672,34 @@ def _assigned_names(node: cst.CSTNode) -> Set[str]:
         for bound, _ in loops.target_names(target):
             found.add(bound)
     return found
+
+
+def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str) -> bool:
+    """``name`` is bound on every way to ``anchor`` (a top statement of ``loop``'s body): assigned by
+    a plain statement before it in the body, or before the loop in a block the loop sits in, or a
+    parameter of the function holding the loop. Attributes (``self.h``) are taken as bound: they are
+    set by other methods (``__init__``)."""
+    if "." in name:
+        return True
+    body = loops.block_statements(getattr(loop, "body", loop))
+    for stmt in body:
+        if stmt is anchor:
+            break
+        if name in _assigned_names(stmt):
+            return True
+    path = _path_to(module, loop)
+    for above, below in zip(path, path[1:]):
+        if isinstance(above, cst.FunctionDef):
+            params = above.params
+            if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+                return True
+        block = loops.block_statements(above) if isinstance(above, (cst.Module, cst.IndentedBlock)) else ()
+        for stmt in block:
+            if stmt is below:
+                break
+            if name in _assigned_names(stmt):
+                return True
+    return False
 
 
 def _top_statement(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[cst.BaseStatement]:
