@@ -37,6 +37,7 @@ import libcst as cst
 from autofix.analysis import loops
 from autofix.analysis.names import dotted_name, keyword, method_call
 from autofix.analysis.training import (
+    is_function_backward,
     grad_disabled_nodes,
     is_backward_call,
     is_step_call,
@@ -248,6 +249,9 @@ _CONTAINER_FUNCTIONS = CONTAINER_FUNCTIONS
 _MODULE_NONGRAPH_PREFIXES = ("init", "reset", "zero", "new_", "begin", "empty", "get_num", "num_")
 _MODULE_HINT_METHODS = {"parameters", "named_parameters", "state_dict", "load_state_dict", "modules",
                         "named_modules", "children", "train", "eval", "register_buffer", "buffers"}
+#: methods of an ``nn.Module`` that hand back the module itself (moved, cast): no forward pass
+_MODULE_SELF_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "type", "requires_grad_",
+                                  "share_memory", "apply", "to_empty", "xpu", "ipu"})
 _NN_NON_MODULES = NN_NON_MODULES
 # Calls that consume a value for display only; a total passed to them does not escape.
 _DISPLAY_FUNCTIONS = DISPLAY_FUNCTIONS
@@ -1360,6 +1364,14 @@ class GraphFlow:
         joined = _join_all(args)
         if is_backward_call(self.context, call):
             target = self._expr(func.value, state) if isinstance(func, cst.Attribute) and func.attr.value == "backward" else joined
+            if (
+                isinstance(func, cst.Attribute) and func.attr.value == "backward" and call.args
+                and call.args[0].keyword is None and not call.args[0].star
+                and (is_function_backward(self.context, call) or target.level != GRAPH and args[0].level == GRAPH)
+            ):
+                # ``engine.backward(loss)`` (DeepSpeed, accelerate, a wrapper the file names otherwise):
+                # the loss is the argument; a tensor's own ``backward(gradient)`` has a graph itself.
+                target = args[0]
             retain = keyword(call, "retain_graph") is not None
             previous = self.backwards.get(call)
             if previous is not None:
@@ -1404,7 +1416,7 @@ class GraphFlow:
             if receiver_name is not None and self._is_module(receiver_name):
                 if method == "forward":
                     return self._module_call(call, joined, receiver_name)
-                if method.startswith(_MODULE_NONGRAPH_PREFIXES) or method in _MODULE_HINT_METHODS:
+                if method.startswith(_MODULE_NONGRAPH_PREFIXES) or method in _MODULE_HINT_METHODS or method in _MODULE_SELF_METHODS:
                     return CLEAN
                 summarised = self._summarised_call(call, joined, state)
                 if summarised is not None and summarised.level == GRAPH:

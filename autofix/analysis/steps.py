@@ -30,6 +30,7 @@ from autofix.analysis.dataflow import module_facts
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import (
+    is_function_backward,
     BACKWARD_NAMES,
     disables_grad,
     is_backward_call,
@@ -902,21 +903,6 @@ def later_backward_through_graph(context: RuleContext, call: cst.Call) -> Option
 
 
 # Training wrappers whose ``.backward(loss)`` takes the loss as an argument.
-_BACKWARD_WRAPPER = re.compile(r"accelerator|fabric|trainer|strategy|precision|engine|booster", re.IGNORECASE)
-
-
-def is_function_backward(context: RuleContext, call: cst.Call) -> bool:
-    """The loss is the first argument: ``torch.autograd.backward(loss)``, ``accelerator.backward(loss)``,
-    Lightning's ``self.manual_backward(loss)``."""
-    if "torch.autograd.backward" in qualified_names(context, call.func):
-        return True
-    mc = method_call(call)
-    if mc is not None and mc[1] == "manual_backward":
-        return True
-    receiver = dotted_name(mc[0]) if mc is not None and mc[1] == "backward" else None
-    return receiver is not None and bool(_BACKWARD_WRAPPER.search(receiver.rsplit(".", 1)[-1]))
-
-
 def backward_tensor(context: RuleContext, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The tensor back-propagated: ``t`` of ``t.backward()`` or of ``torch.autograd.backward(t)``."""
     if is_function_backward(context, call):

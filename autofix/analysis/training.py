@@ -284,3 +284,18 @@ def _collect_disabled(context: RuleContext) -> Set[cst.CSTNode]:
         if any(disables_grad(context, d.decorator) for d in func.decorators):
             found.add(func.body)
     return found
+
+
+_BACKWARD_WRAPPER = re.compile(r"accelerator|fabric|trainer|strategy|precision|engine|booster", re.IGNORECASE)
+
+
+def is_function_backward(context: RuleContext, call: cst.Call) -> bool:
+    """The loss is the first argument: ``torch.autograd.backward(loss)``, ``accelerator.backward(loss)``,
+    Lightning's ``self.manual_backward(loss)``."""
+    if "torch.autograd.backward" in qualified_names(context, call.func):
+        return True
+    mc = method_call(call)
+    if mc is not None and mc[1] == "manual_backward":
+        return True
+    receiver = dotted_name(mc[0]) if mc is not None and mc[1] == "backward" else None
+    return receiver is not None and bool(_BACKWARD_WRAPPER.search(receiver.rsplit(".", 1)[-1]))
