@@ -64,6 +64,7 @@ from autofix.model.vocabulary import (
 )
 from autofix.context import RuleContext
 from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, FunctionSummary, Shape, nn_output_shape
+from autofix.model.summaries import may_hold_graph as _may_hold_graph
 from autofix.model.summaries import Kind as ModelKind
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
@@ -1715,19 +1716,6 @@ def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, n
     return not any(
         isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == name for node in _walk_scope(value_node)
     )
-
-
-def _may_hold_graph(shape: Shape) -> bool:
-    """Some part of the value may carry a graph (it is not all numbers, detached tensors, ``None``)."""
-    if shape.kind in (ModelKind.NUMBER, ModelKind.NONE, ModelKind.OTHER, ModelKind.TENSOR, ModelKind.PLAIN):
-        return False
-    if shape.kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.parts:
-        return any(_may_hold_graph(part) for part in shape.parts)
-    if shape.kind in (ModelKind.TUPLE, ModelKind.LIST) and shape.values is not None:
-        return _may_hold_graph(shape.values)
-    if shape.kind is ModelKind.DICT and shape.values is not None:
-        return _may_hold_graph(shape.values)
-    return True
 
 
 def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:

@@ -40,7 +40,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
-from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary
+from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, may_hold_graph
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
 from autofix.context import RuleContext
 
@@ -605,6 +605,10 @@ class _GraphWalker:
                 fields = tuple((a.keyword.value, v) for a, v in zip(call.args, arg_values) if a.keyword is not None)
                 return _Value(args | self._new_origin(call, arg_values), fields=fields)
             helper = self.context.model.resolve_function(func.value)
+            if helper is not None and not any(may_hold_graph(s) for s in self.context.model.returned_shapes(helper)):
+                # ``adv, ref = calc_adv_ref(traj, net, states)``: it runs the network but hands back
+                # numbers or fresh tensors (``torch.FloatTensor(list(...))``): no graph comes out.
+                return _Value()
             if helper is not None and self.context.model.returns_instances(helper):
                 # ``gflownet = build_gflownet(args)``: a factory's object runs no forward pass; its
                 # methods' results are each a forward of their own.

@@ -219,6 +219,19 @@ class Returns:
         return next(iter(self.kinds)) if len(self.kinds) == 1 else None
 
 
+def may_hold_graph(shape: Shape) -> bool:
+    """Some part of the value may carry a graph (it is not all numbers, detached tensors, ``None``)."""
+    if shape.kind in (Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR, Kind.PLAIN):
+        return False
+    if shape.kind in (Kind.TUPLE, Kind.LIST) and shape.parts:
+        return any(may_hold_graph(part) for part in shape.parts)
+    if shape.kind in (Kind.TUPLE, Kind.LIST) and shape.values is not None:
+        return may_hold_graph(shape.values)
+    if shape.kind is Kind.DICT and shape.values is not None:
+        return may_hold_graph(shape.values)
+    return True
+
+
 @dataclass
 class FunctionSummary:
     """What one function or method does, read from its own body (nested defs excluded)."""
