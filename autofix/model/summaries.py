@@ -793,6 +793,15 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 
 #: what a read of a tensor through these attributes gets carries no graph
 _CUTTING_READS = frozenset({"detach", "data", "item", "tolist", "numpy"})
+_SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+
+
+def _is_none_test(node: ast.Compare) -> bool:
+    """``x is None`` / ``x is not None`` with a name on the left."""
+    return (
+        type(node.left) is ast.Name and len(node.ops) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot)
+        and type(node.comparators[0]) is ast.Constant and node.comparators[0].value is None  # type: ignore[attr-defined]
+    )
 
 
 class _FunctionReader:
@@ -849,32 +858,31 @@ class _FunctionReader:
     def _is_static(self) -> bool:
         return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in self.node.decorator_list)
 
-    def _read_cut_params(self) -> None:
-        params = set(self.summary.params) - {self.self_name}
-        cut: Set[int] = set()
-        loads: Dict[str, List[int]] = {}
-        for node in ast.walk(self.node):
-            if isinstance(node, ast.Attribute) and node.attr in _CUTTING_READS and isinstance(node.value, ast.Name):
-                cut.add(id(node.value))
-            elif (
-                isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and len(node.ops) == 1
-                and isinstance(node.ops[0], (ast.Is, ast.IsNot))
-                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
-            ):
-                cut.add(id(node.left))
-            elif isinstance(node, ast.Name) and node.id in params:
-                if isinstance(node.ctx, ast.Load):
-                    loads.setdefault(node.id, []).append(id(node))
-                else:
-                    params.discard(node.id)  # rebound: its later reads are of another value
-        self.summary.cut_params = {p for p in params if p in loads and all(i in cut for i in loads[p])}
-
     def read(self) -> FunctionSummary:
-        self._read_cut_params()
         returns: List[ast.expr] = []
         shapes: Set[Shape] = set()
         saw_return_none = False
+        # For cut_params: every read of each parameter, and the reads that are detached or converted.
+        params = set(self.summary.params) - {self.self_name}
+        cut_reads: Set[int] = set()
+        param_reads: Dict[str, List[int]] = {}
         for node in _own_nodes(self.node):
+            if params:
+                node_type = type(node)
+                if node_type is ast.Name:
+                    if node.id in params:  # type: ignore[attr-defined]
+                        param_reads.setdefault(node.id, []).append(id(node))  # type: ignore[attr-defined]
+                elif node_type is ast.Attribute:
+                    if node.attr in _CUTTING_READS and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+                        cut_reads.add(id(node.value))  # type: ignore[attr-defined]
+                elif node_type is ast.Compare:
+                    if _is_none_test(node):  # type: ignore[arg-type]
+                        cut_reads.add(id(node.left))  # type: ignore[attr-defined]
+                elif node_type in _SCOPE_KINDS:
+                    params = set()  # a nested def or lambda may read them uncut: nothing is known
+                elif node_type is ast.Assign or node_type is ast.AugAssign or node_type is ast.AnnAssign or node_type is ast.For:
+                    targets = node.targets if node_type is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    params -= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 self.summary.has_loop = True
                 self._note_looped_calls(node)
@@ -965,6 +973,7 @@ class _FunctionReader:
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
             )
+        self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
         return self.summary
 
     def _on_arguments_only(self) -> bool:
