@@ -748,45 +748,34 @@ class GraphFlow:
 
     def _holds_every_backward(self, loop: Union[cst.For, cst.While], block: cst.If) -> bool:
         """Every backward of ``loop`` (and every call of a project function that back-propagates) is
-        inside ``block``'s body."""
+        inside ``block``'s body; there is at least one."""
+        return self._every_backward_under(loop, lambda node: node is block)
+
+    def _guards_backwards(self, loop: Union[cst.For, cst.While], guard: cst.BaseExpression) -> bool:
+        """Every backward in ``loop`` (and every call of a project function that back-propagates) sits
+        under an ``if`` one of whose ``and``-parts is ``guard``; there is at least one."""
+        return self._every_backward_under(loop, lambda node: any(part.deep_equals(guard) for part in _and_parts(node.test)))
+
+    def _every_backward_under(self, loop: Union[cst.For, cst.While], covers: Callable[[cst.If], bool]) -> bool:
+        """Every backward in ``loop`` (and every call of a project function that back-propagates) is in
+        the body of an ``if`` that ``covers`` (not in its ``else``); there is at least one."""
         found = False
         stack: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
         while stack:
             node, inside = stack.pop()
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
-            if node is block:
-                stack.append((block.body, True))
-                stack.append((block.test, False))
+            if isinstance(node, cst.If):
+                stack.append((node.body, inside or covers(node)))
+                if node.orelse is not None:
+                    stack.append((node.orelse, inside))
+                stack.append((node.test, inside))
                 continue
             if isinstance(node, cst.Call) and (is_backward_call(self.context, node) or self._backpropagating_callee(node)):
                 if not inside:
                     return False
                 found = True
             stack.extend((child, inside) for child in loops.children(node))
-        return found
-
-    def _guards_backwards(self, loop: Union[cst.For, cst.While], guard: cst.BaseExpression) -> bool:
-        """Every backward in ``loop`` (and every call of a project function that back-propagates) sits
-        under an ``if`` one of whose ``and``-parts is ``guard``; there is at least one."""
-        found = False
-        stack: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
-        while stack:
-            node, guarded = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            if isinstance(node, cst.If):
-                under = guarded or any(part.deep_equals(guard) for part in _and_parts(node.test))
-                stack.append((node.body, under))
-                if node.orelse is not None:
-                    stack.append((node.orelse, guarded))
-                stack.append((node.test, guarded))
-                continue
-            if isinstance(node, cst.Call) and (is_backward_call(self.context, node) or self._backpropagating_callee(node)):
-                if not guarded:
-                    return False
-                found = True
-            stack.extend((child, guarded) for child in loops.children(node))
         return found
 
     def _backpropagating_callee(self, call: cst.Call) -> bool:
