@@ -250,9 +250,6 @@ _CONTAINER_FUNCTIONS = CONTAINER_FUNCTIONS
 _MODULE_NONGRAPH_PREFIXES = ("init", "reset", "zero", "new_", "begin", "empty", "get_num", "num_")
 _MODULE_HINT_METHODS = {"parameters", "named_parameters", "state_dict", "load_state_dict", "modules",
                         "named_modules", "children", "train", "eval", "register_buffer", "buffers"}
-#: methods of an ``nn.Module`` that hand back the module itself (moved, cast): no forward pass
-_MODULE_SELF_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "type", "requires_grad_",
-                                  "share_memory", "apply", "to_empty", "xpu", "ipu"})
 _NN_NON_MODULES = NN_NON_MODULES
 # Calls that consume a value for display only; a total passed to them does not escape.
 _DISPLAY_FUNCTIONS = DISPLAY_FUNCTIONS
@@ -709,14 +706,7 @@ class GraphFlow:
         loop = self._loops[-1]
         if not isinstance(loop, (cst.For, cst.While)):
             return False
-        parts: List[cst.BaseExpression] = []
-        stack = [test]
-        while stack:
-            part = stack.pop()
-            if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.And):
-                stack.extend([part.left, part.right])
-            else:
-                parts.append(part)
+        parts = _and_parts(test)
         counter = _loop_counter(loop)
         carried = self.carried.get(loop)
         assigned = set(carried.assignments) if carried is not None else set()
@@ -1406,7 +1396,8 @@ class GraphFlow:
             if receiver_name is not None and self._is_module(receiver_name):
                 if method == "forward":
                     return self._module_call(call, joined, receiver_name)
-                if method.startswith(_MODULE_NONGRAPH_PREFIXES) or method in _MODULE_HINT_METHODS or method in _MODULE_SELF_METHODS:
+                if method.startswith(_MODULE_NONGRAPH_PREFIXES) or method in _MODULE_HINT_METHODS or method in MODULE_SELF_METHODS:
+                    # ``model.cuda()`` hands back the module itself: no forward pass
                     return CLEAN
                 summarised = self._summarised_call(call, joined, state)
                 if summarised is not None and summarised.level == GRAPH:
@@ -1727,9 +1718,8 @@ def _detached_names(block: cst.BaseSuite) -> Set[str]:
         for small in smalls:
             value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                if isinstance(value, (cst.List, cst.Dict, cst.Tuple)) and not value.elements or isinstance(
-                    value, (cst.Integer, cst.Float)
-                ):
+                fresh_container = isinstance(value, (cst.List, cst.Dict, cst.Tuple)) and not value.elements
+                if fresh_container or isinstance(value, (cst.Integer, cst.Float)):
                     found.add(small.targets[0].target.value)
                     continue
             mc = method_call(value) if isinstance(value, cst.Call) else None

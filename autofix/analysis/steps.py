@@ -906,7 +906,6 @@ def later_backward_through_graph(context: RuleContext, call: cst.Call) -> Option
     return None
 
 
-# Training wrappers whose ``.backward(loss)`` takes the loss as an argument.
 def backward_tensor(context: RuleContext, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The tensor back-propagated: ``t`` of ``t.backward()`` or of ``torch.autograd.backward(t)``."""
     if is_function_backward(context, call):

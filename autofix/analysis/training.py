@@ -286,6 +286,7 @@ def _collect_disabled(context: RuleContext) -> Set[cst.CSTNode]:
     return found
 
 
+#: training wrappers whose ``.backward(loss)`` takes the loss as an argument
 _BACKWARD_WRAPPER = re.compile(r"accelerator|fabric|trainer|strategy|precision|engine|booster", re.IGNORECASE)
 
 

@@ -304,6 +304,7 @@ class ModuleModel:
         self._carried_memo: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self._backward_memo: Dict[int, bool] = {}
         self._loops_memo: Dict[int, bool] = {}
+        self._reached_memo: Dict[int, List[FunctionSummary]] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
         self._methods_named: Optional[Dict[str, List[ClassSummary]]] = None
@@ -663,7 +664,11 @@ class ModuleModel:
         return any(current.steps for current in self._reached(function))
 
     def _reached(self, function: FunctionSummary) -> List[FunctionSummary]:
-        """``function`` and the project functions and methods it calls, through their calls (bounded depth)."""
+        """``function`` and the project functions and methods it calls, through their calls (bounded depth).
+        Kept per function: every project call the dataflow meets asks it (``runs_step``)."""
+        known = self._reached_memo.get(id(function))
+        if known is not None:
+            return known
         found: Dict[int, FunctionSummary] = {}
         pending: List[Tuple[FunctionSummary, int]] = [(function, 0)]
         while pending:
@@ -678,7 +683,8 @@ class ModuleModel:
                 callee = home._callee(current, spelled)
                 if callee is not None and id(callee) not in found:
                     pending.append((callee, depth + 1))
-        return list(found.values())
+        reached = self._reached_memo[id(function)] = list(found.values())
+        return reached
 
     def loops_backward(self, function: FunctionSummary) -> bool:
         """``function`` back-propagates inside a loop of its own (an epoch of training: ``for batch in
