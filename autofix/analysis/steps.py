@@ -545,8 +545,7 @@ class _GraphWalker:
             ):
                 # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
                 # name the project may run (here and in what this file imports) is grad-disabled.
-                candidates = self.context.model.methods_named(spelled.rsplit(".", 1)[-1])
-                known = bool(candidates) and all(method.returns_no_graph for method in candidates)
+                known = self.context.model.methods_named_return_no_graph(spelled.rsplit(".", 1)[-1])
             self._graph_free[key] = known
         return known
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
 import threading
 from pathlib import Path
 import contextlib
@@ -37,6 +38,7 @@ from autofix.model.summaries import (
     ModuleSummary,
     Returns,
     Shape,
+    grad_disabling,
     summarize,
     summarize_imports,
 )
@@ -44,9 +46,11 @@ from autofix.model.summaries import (
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: how far a chain of re-exports or base classes is followed
 _MAX_DEPTH = 8
-#: how far :meth:`ModuleModel.methods_named` follows imports, and how many modules it reads at most
+#: how far :meth:`ModuleModel.methods_named` (and its index) follows imports, and how many modules it reads at most
 _IMPORT_DEPTH = 2
 _MAX_MODULES = 64
+#: ``def name`` in a module's text: the functions and methods it may define
+_DEFINED = re.compile(r"\bdef\s+(\w+)")
 #: bases that make no framework
 _PLAIN_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "Exception", "enum.Enum", "typing.NamedTuple"})
 
@@ -307,7 +311,7 @@ class ModuleModel:
         self._reached_memo: Dict[int, List[FunctionSummary]] = {}
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
-        self._methods_named: Optional[Dict[str, List[ClassSummary]]] = None
+        self._methods_named: Optional[Tuple[Dict[str, List[ClassSummary]], List[Tuple[str, FrozenSet[str]]]]] = None
 
     # ------------------------------------------------------------------ this module
 
@@ -388,30 +392,69 @@ class ModuleModel:
     def methods_named(self, name: str) -> List[FunctionSummary]:
         """The methods called ``name`` of the classes of this module, of the project modules it imports
         and of theirs: what ``obj.<name>(...)`` may run when the model cannot tell what ``obj`` is."""
+        return [cls.methods[name] for cls in self._classes_defining(name)]
+
+    def methods_named_return_no_graph(self, name: str) -> bool:
+        """Every method :meth:`methods_named` finds for ``name`` (at least one) is grad-disabled and hands
+        back none of its arguments: ``obj.<name>(...)`` returns no graph whatever ``obj`` is."""
+        classes = self._classes_defining(name)
+        # The decorators are known without reading a method: only grad-disabled ones are read.
+        if not classes or not all(grad_disabling(cls.method_decorators.get(name, ())) for cls in classes):
+            return False
+        return all(cls.methods[name].returns_no_graph for cls in classes)
+
+    def _classes_defining(self, name: str) -> List[ClassSummary]:
+        """The classes with a method ``name`` in this module and up to ``_IMPORT_DEPTH`` imports away.
+
+        The modules of the last level are only looked for, not parsed: whose imports they hold is
+        not asked. One is parsed when its text defines a function of the name asked for.
+        """
         if self._methods_named is None:
-            # By name only: a method's summary is read when a call of that name asks for it.
-            found: Dict[str, List[ClassSummary]] = {}
-            seen: Set[int] = set()
-            frontier = [self.summary]
-            for _ in range(_IMPORT_DEPTH + 1):
-                following: List[ModuleSummary] = []
-                for module in frontier:
-                    if id(module) in seen or len(seen) >= _MAX_MODULES:
-                        continue
-                    seen.add(id(module))
-                    for cls in module.classes.values():
-                        for method_name in cls.methods:
-                            found.setdefault(method_name, []).append(cls)
-                    for qualified in [*module.imports.values(), *module.star_imports]:
-                        parts = qualified.split(".")
-                        for cut in range(len(parts), 0, -1):
-                            imported = self._module(".".join(parts[:cut]))
-                            if imported is not None:
-                                following.append(imported)
-                                break
-                frontier = following
-            self._methods_named = found
-        return [cls.methods[name] for cls in self._methods_named.get(name, ())]
+            self._methods_named = self._method_index()
+        near, far = self._methods_named
+        found = list(near.get(name, ()))
+        for dotted, defined in far:
+            if name in defined:
+                module = self._module(dotted)
+                if module is not None:
+                    found.extend(cls for cls in module.classes.values() if name in cls.methods)
+        return found
+
+    def _method_index(self) -> Tuple[Dict[str, List[ClassSummary]], List[Tuple[str, FrozenSet[str]]]]:
+        """Method name → the classes defining it in the modules parsed to follow imports (by name only:
+        a method's summary is read when a call of that name asks for it), and the modules of the last
+        level with the names their text defines."""
+        near: Dict[str, List[ClassSummary]] = {}
+        far: List[Tuple[str, FrozenSet[str]]] = []
+        seen: Set[str] = set()
+        frontier: List[Tuple[str, Optional[Path]]] = [(self.summary.path, None)]
+        for level in range(_IMPORT_DEPTH + 1):
+            following: List[Tuple[str, Optional[Path]]] = []
+            for dotted, file in frontier:
+                key = str(file) if file is not None else dotted
+                if key in seen or len(seen) >= _MAX_MODULES:
+                    continue
+                seen.add(key)
+                if file is not None and level == _IMPORT_DEPTH:
+                    text = self.project.bytes_of(file) if self.project is not None else None
+                    far.append((dotted, frozenset(_DEFINED.findall((text or b"").decode("utf-8", "replace")))))
+                    continue
+                module = self.summary if file is None else self._module(dotted)
+                if module is None:
+                    continue
+                for cls in module.classes.values():
+                    for method_name in cls.methods:
+                        near.setdefault(method_name, []).append(cls)
+                for qualified in [*module.imports.values(), *module.star_imports]:
+                    parts = qualified.split(".")
+                    for cut in range(len(parts), 0, -1):
+                        imported = ".".join(parts[:cut])
+                        found = self.project.find_module(imported, self.path) if self.project is not None else None
+                        if found is not None:
+                            following.append((imported, found))
+                            break
+            frontier = following
+        return near, far
 
     def _module(self, dotted: str) -> Optional[ModuleSummary]:
         """Project module ``dotted`` as imported from this file (looked up once per model: one check)."""

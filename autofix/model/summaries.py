@@ -232,6 +232,12 @@ def may_hold_graph(shape: Shape) -> bool:
     return True
 
 
+def grad_disabling(decorators: Iterable[str]) -> bool:
+    """Decorators as spelled that turn autograd off for the whole call (``@torch.no_grad()``,
+    ``@torch.inference_mode()``)."""
+    return any(d.rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS for d in decorators)
+
+
 @dataclass
 class FunctionSummary:
     """What one function or method does, read from its own body (nested defs excluded)."""
@@ -341,7 +347,7 @@ class FunctionSummary:
     def grad_disabled(self) -> bool:
         """Decorated ``@torch.no_grad()`` / ``@torch.inference_mode()``: what it computes carries no
         graph (a tensor it was handed and hands back as is keeps the caller's)."""
-        return any(d.rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS for d in self.decorators)
+        return grad_disabling(self.decorators)
 
     @property
     def returns_no_graph(self) -> bool:
@@ -423,6 +429,8 @@ class ClassSummary:
     assigns_manual_optimization: bool = False
     #: a property ``automatic_optimization`` returning False
     manual_optimization_property: bool = False
+    #: method name → its decorators as spelled (known without reading the method)
+    method_decorators: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def manual_optimization(self) -> bool:
@@ -676,7 +684,8 @@ def _read_class(
         read = _function_read(held, method, method_qualname, summary, cls)
         cls.methods.defer(method.name, read)
         summary.functions.defer(method_qualname, read)
-        decorators.extend(_decorator_names(method))
+        cls.method_decorators[method.name] = tuple(_decorator_names(method))
+        decorators.extend(cls.method_decorators[method.name])
         for inner in _nested_definitions(method):
             _summarize_definition(inner, summary, held, method_qualname + ".", None, decorators)
         if method.name == "automatic_optimization" and _returns_false_property(method):
@@ -822,7 +831,7 @@ class _FunctionReader:
         self.module = module
         self.summary = FunctionSummary(
             node.name, qualname, tuple(params), node.lineno, class_name, module.name, node.end_lineno or node.lineno,
-            tuple(d for d in (dotted(dec.func if isinstance(dec, ast.Call) else dec) for dec in node.decorator_list) if d),
+            tuple(_decorator_names(node)),
         )
         self.summary.var_keyword = args.kwarg.arg if args.kwarg else None
         self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
