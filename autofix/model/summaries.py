@@ -259,6 +259,10 @@ class FunctionSummary:
     number_params: Set[str] = field(default_factory=set)
     #: param → the ``self`` attributes its graph is accumulated into (``self.sum += val * n``)
     accumulated_params: Dict[str, Set[str]] = field(default_factory=dict)
+    #: ``self`` attributes that params are appended to, element by element (``self.log_probs.append(p)``)
+    appended_attrs: Set[str] = field(default_factory=set)
+    #: ``self`` attributes a ``return`` hands back whole (``return self.states, self.log_probs``)
+    returned_self_attrs: Set[str] = field(default_factory=set)
     #: params written in place (``p.add_(…)``, ``p[i] = …``, ``p += …``)
     inplace_params: Set[str] = field(default_factory=set)
     #: params detached (``p.detach()``, ``p.data``)
@@ -933,6 +937,10 @@ class _FunctionReader:
                     # The shape where it is returned (a name may be rebound later in the body).
                     shapes.add(self.shape_of(node.value))
                     self.summary.kept_params.update(self._taint_of(node.value))
+                    parts = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
+                    self.summary.returned_self_attrs.update(
+                        part.attr for part in parts if isinstance(part, ast.Attribute) and self._is_self(part.value)
+                    )
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
         if self.summary.grad_disabled and returns:
             rebound = {
@@ -1501,6 +1509,8 @@ class _FunctionReader:
                 for arg in call.args:
                     for param in self._taint_of(arg):
                         summary.accumulated_params.setdefault(param, set()).add(base.attr)
+                        if receiver is base:
+                            summary.appended_attrs.add(base.attr)
         else:
             self._note_forwarded(call, receiver)
         if _INPLACE_METHOD.match(method) and method not in _NOT_DATA_WRITES:
