@@ -598,7 +598,7 @@ class _GraphWalker:
                 # ``parser.parse_args()``, ``timer.elapsed()``: no graph in, and no module's
                 # parameters, so no forward pass whose graph two losses could share.
                 return _Value()
-            if args and isinstance(func.value, cst.Name) and self._library_instance(func.value.value):
+            if args and isinstance(func.value, cst.Name) and not is_backward_call(self.context, call) and self._library_instance(func.value.value):
                 # ``model.discriminator_loss(z)`` of a library's object: whether it hands back ``z``'s
                 # graph or a detached copy is not visible, so that graph is assumed, not proven.
                 self.assumed.update(a.value for a, v in zip(call.args, arg_values) if v.origins)
