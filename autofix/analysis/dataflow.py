@@ -1130,8 +1130,8 @@ class GraphFlow:
         grad-disabled callees return: that name gets the caller's arguments for those parameters
         (or nothing), not the graph of the call (:attr:`FunctionSummary.returned_pass_through`)."""
         callee = self._callee(call.func)
-        if callee is None:
-            return parts
+        if callee is None or any(arg.star for arg in call.args):
+            return parts  # ``f(*args)``: which parameter gets what is not known
         positions = callee.returned_pass_through.get(len(parts))
         if positions is None:
             return parts

@@ -951,7 +951,10 @@ class _FunctionReader:
                     )
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
         if any(isinstance(value, ast.Tuple) for value in returns):
-            self.summary.returned_pass_through = returned_pass_through(self.summary.params, _own_nodes(self.node), tensor_returns)
+            packed = {a.arg for a in (self.node.args.vararg, self.node.args.kwarg) if a is not None}
+            self.summary.returned_pass_through = returned_pass_through(
+                [p for p in self.summary.params if p not in packed], _own_nodes(self.node), tensor_returns
+            )
         if returns and not self.summary.grad_disabled:
             # ``with torch.no_grad(): return self.invert(x)``: every value handed back was computed
             # with grad disabled.
