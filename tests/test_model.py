@@ -1302,3 +1302,81 @@ def test_a_run_with_many_helpers_before_its_epoch_loops_backward(tmp_path):
     model = model_of(tmp_path, "train.py")
     run = model.resolve("run")
     assert isinstance(run, FunctionSummary) and model.loops_backward(run)
+
+
+def test_returned_pass_through_by_length_and_no_grad_returns():
+    source = textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+        class Refiner(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 4)
+                self.dec = nn.Linear(4, 4)
+
+            def first(self, x):
+                with torch.no_grad():
+                    return self.enc(x), x.mean()
+
+            def forward(self, x, codes=None, full=False, *rest):
+                if codes is None:
+                    _, codes = self.first(x)
+                out = self.dec(codes)
+                if full:
+                    return out, codes, rest
+                return out
+
+        class Holder:
+            def __init__(self):
+                self.net = Refiner().to("cpu")
+        """
+    )
+    module = summarize(ast.parse(source), "m", "m.py")
+    refiner = module.classes["Refiner"]
+    assert refiner.methods["first"].returns_under_no_grad and refiner.methods["first"].returns_no_graph
+    forward = refiner.methods["forward"]
+    # ``return out`` is a tensor, no tuple: only the three-element return counts for three names.
+    parts = forward.returned_pass_through[3]
+    assert parts[0] == (frozenset(), frozenset({"self.dec"}))
+    assert parts[1] == (frozenset({"codes"}), frozenset({"self.first"}))
+    assert parts[2] is None  # ``*rest``: not a parameter passed through
+    assert module.classes["Holder"].attributes["net"].constructor == "m.Refiner"
+
+
+def test_configured_block_only_pads_its_input():
+    from autofix.model.configured import input_only_padded
+
+    source = textwrap.dedent(
+        """
+        class Block(nn.Module):
+            def __init__(self, cin, cout, pad="zero", act="relu", act_first=False):
+                super().__init__()
+                if pad == "reflect":
+                    self.pad = nn.ReflectionPad2d(1)
+                else:
+                    self.pad = nn.ZeroPad2d(1)
+                if act == "relu":
+                    self.act = nn.ReLU(inplace=True)
+                elif act == "none":
+                    self.act = None
+                self.act_first = act_first
+                self.conv = nn.Conv2d(cin, cout, 3)
+
+            def forward(self, x):
+                if self.act_first and self.act:
+                    x = self.act(x)
+                return self.conv(self.pad(x))
+
+        a = Block(1, 2, act="none")
+        b = Block(1, 2, act_first=True)
+        c = Block(1, 2, act=kind, act_first=True)
+        """
+    )
+    tree = ast.parse(source)
+    block = tree.body[0]
+    calls = [stmt.value for stmt in tree.body[1:]]
+    assert input_only_padded(block, calls[0])
+    assert not input_only_padded(block, calls[1])  # the in-place activation reads the input first
+    assert not input_only_padded(block, calls[2])  # ``act`` is not a constant: undecidable

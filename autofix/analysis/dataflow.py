@@ -996,7 +996,7 @@ class GraphFlow:
         if callee is None or callee.class_name is None:
             return False
         kept = self._accumulating_params(callee)
-        if not kept:
+        if not kept or self._read_back(callee, kept):
             return False
         assert isinstance(call.func, cst.Attribute)
         owner = call.func.value
@@ -1008,6 +1008,17 @@ class GraphFlow:
             if param in kept:
                 self._record_accumulation(line, owner_name, arg, self._expr(arg, state), "method", state)
         return True
+
+    def _read_back(self, callee: FunctionSummary, kept: Set[str]) -> bool:
+        """The method appends the kept params to lists of its object that another method of the class
+        hands back whole (``Memory.remember`` appends ``log_p`` to ``self.log_probs``, and
+        ``sample_memory`` returns it): a buffer whose entries its users read back, not a total kept
+        only for logging. What the readers do with them (a loss, a backward) is theirs to say."""
+        owner = self.context.model.class_of(callee)
+        if owner is None:
+            return False
+        appended = {attr for param in kept for attr in callee.accumulated_params.get(param, ()) if attr in callee.appended_attrs}
+        return bool(appended) and any(appended & method.returned_self_attrs for method in owner.methods.values())
 
     def _accumulating_params(self, callee: FunctionSummary, depth: int = 0) -> Set[str]:
         """The params of a method whose graph outlives the call in its object's state: added into
@@ -1066,6 +1077,8 @@ class GraphFlow:
                 parts = [Val(value.level, value.labels, part) for part in shape]
             if value.kinds == {ITEMS} and len(elements) == 2:
                 parts = [Val(kinds=_OTHER_KIND), Val(value.level, value.labels, _TENSOR_KIND)]
+            if values is None and isinstance(value_node, cst.Call):
+                parts = self._passed_through(value_node, parts, state)
             for index, element in enumerate(elements):
                 part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
@@ -1110,6 +1123,35 @@ class GraphFlow:
             # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
             value = Val(LEAF, kinds=_TENSOR_KIND)
         self._assign(name, value, state, stmt)
+
+    def _passed_through(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
+        """``y_hat, latent, deltas, codes = self.net.forward(x, codes=codes, …)`` of a project function
+        whose four-element returns hand back, in that position, only its parameters or what
+        grad-disabled callees return: that name gets the caller's arguments for those parameters
+        (or nothing), not the graph of the call (:attr:`FunctionSummary.returned_pass_through`)."""
+        callee = self._callee(call.func)
+        if callee is None or any(arg.star for arg in call.args):
+            return parts  # ``f(*args)``: which parameter gets what is not known
+        positions = callee.returned_pass_through.get(len(parts))
+        if positions is None:
+            return parts
+        arguments = dict(_bind_arguments(callee, call))
+        model = self.context.model
+        out = list(parts)
+        for index, passed in enumerate(positions):
+            if passed is None:
+                continue
+            params, callees = passed
+            if any(not isinstance(inner := model.callee(callee, spelled), FunctionSummary) or not inner.returns_no_graph for spelled in callees):
+                continue
+            if any(p not in arguments and p not in callee.params for p in params) or callee.var_keyword in params:
+                continue
+            value = CLEAN
+            for param in sorted(params):
+                if param in arguments:
+                    value = value.join(self._expr(arguments[param], dict(state)))
+            out[index] = value
+        return out
 
     def _holds_parameter(self, attr: str) -> bool:
         model = self.context.model

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
+from autofix.model.configured import input_only_padded
 from autofix.model.inplace_ops import (
     FUNCTIONAL_INPLACE_FUNCTIONS,
     FUNCTIONAL_INPLACE_PARAMETER,
@@ -407,6 +408,8 @@ class _Analysis:
         self.methods: Dict[Tuple[int, str], FunctionAst] = {}
         self.owner: Dict[int, Optional[ast.ClassDef]] = {}
         self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
+        #: dotted target -> every constructor call assigned to it
+        self.ctor_calls: Dict[str, List[ast.Call]] = {}
         self.classes: Dict[str, ast.ClassDef] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self._inplace_attrs: Set[str] = set()
@@ -531,6 +534,7 @@ class _Analysis:
                     # self.act means a different module in every class.
                     name = f"{cls.name}.{name}"
                 self.module_ctor[name] = last
+                self.ctor_calls.setdefault(name, []).append(assign.value)
                 if last == "Parameter":
                     self.parameters.add(name)
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
@@ -597,6 +601,15 @@ class _Analysis:
             summary = self.model.cls(self.m.qualnames[id(cls)])
             self._outputs[key] = self.model.module_output(summary, spelled[len("self."):]) if summary is not None else None
         return self._outputs[key]
+
+    def input_only_padded(self, key: str) -> bool:
+        """The one block built for ``key`` (``self.shortcut`` of a class), configured by its constructor
+        call, reads its input only through padding modules (:func:`autofix.model.configured.input_only_padded`)."""
+        calls = self.ctor_calls.get(key, [])
+        if len(calls) != 1:
+            return False
+        cls = self.classes.get(self.module_ctor.get(key, ""))
+        return cls is not None and input_only_padded(cls, calls[0])
 
     def is_module_name(self, name: str) -> bool:
         """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
@@ -1159,12 +1172,12 @@ class _Walker:
             spelled = dotted(func)
             ctor = self.a.module_ctor.get(self._key(spelled) or "") if spelled is not None else None
             if spelled is not None and ctor is not None:
-                self._module_call_saves(ctor, spelled, args)
+                self._module_call_saves(ctor, spelled, args, self._key(spelled) or "")
                 return
             if spelled is not None and spelled.startswith("self.") and spelled.count(".") == 1 and args:
                 return  # a submodule built elsewhere: unknown, stay silent
         elif isinstance(func, ast.Name) and func.id in self.a.module_ctor:
-            self._module_call_saves(self.a.module_ctor[func.id], func.id, args)
+            self._module_call_saves(self.a.module_ctor[func.id], func.id, args, func.id)
             return
         if name is None:
             return
@@ -1177,7 +1190,7 @@ class _Walker:
                 for other in operands[1:2]:
                     self._save_if_grad(other, f"an input of `{name}`")
 
-    def _module_call_saves(self, ctor: str, spelled: str, args: List[ast.expr]) -> None:
+    def _module_call_saves(self, ctor: str, spelled: str, args: List[ast.expr], key: str) -> None:
         if not args or ctor in QUIET_MODULES or ctor in OUTPUT_SAVING_MODULES:
             return
         what = f"the input of `{spelled}` ({ctor})"
@@ -1190,6 +1203,8 @@ class _Walker:
         elif ctor in INPLACE_MODULES or ctor.endswith(("Pool1d", "Pool2d", "Pool3d")):
             self._save_if_grad(args[0], what)
         elif ctor in self.a.class_names or ctor == "Sequential":
+            if ctor in self.a.classes and self.a.input_only_padded(key):
+                return  # this instance's forward only pads its input: its layers keep the padded copy
             # A model of the user's own: its first layer keeps the input.
             self._save(args[0], f"the input of `{spelled}`")
 

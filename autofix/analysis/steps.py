@@ -317,6 +317,9 @@ class _GraphWalker:
         #: the ``def`` being walked (nested defs are walked as scopes of their own)
         self._def: Optional[cst.FunctionDef] = None
         self._graph_free: Dict[Tuple[int, str], bool] = {}
+        self._library: Dict[Tuple[int, str], bool] = {}
+        #: arguments handed to a library object's method: the graph of its result through them is assumed
+        self.assumed: Set[cst.CSTNode] = set()
         #: (statement, index of the branch) for each branch being walked
         self._branch: List[Tuple[int, int]] = []
 
@@ -549,6 +552,18 @@ class _GraphWalker:
             self._graph_free[key] = known
         return known
 
+    def _library_instance(self, name: str) -> bool:
+        """:meth:`ModuleModel.library_instance` of ``name`` where the walk is."""
+        scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
+        key = (id(scope), name)
+        known = self._library.get(key)
+        if known is None:
+            caller = function_summary(self.context, scope) if scope is not None else None
+            if caller is None:
+                caller = self.context.model.function(MODULE_BODY)
+            known = self._library[key] = caller is not None and self.context.model.library_instance(caller, name)
+        return known
+
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
         args = _union(v.origins for v in arg_values)
@@ -582,6 +597,10 @@ class _GraphWalker:
                 # ``parser.parse_args()``, ``timer.elapsed()``: no graph in, and no module's
                 # parameters, so no forward pass whose graph two losses could share.
                 return _Value()
+            if args and isinstance(func.value, cst.Name) and not is_backward_call(self.context, call) and self._library_instance(func.value.value):
+                # ``model.discriminator_loss(z)`` of a library's object: whether it hands back ``z``'s
+                # graph or a detached copy is not visible, so that graph is assumed, not proven.
+                self.assumed.update(a.value for a, v in zip(call.args, arg_values) if v.origins)
             # model.encode(x), self.backbone(x): a forward pass through parameters.
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(method, arg_values))
         if isinstance(func, cst.Name):
@@ -665,6 +684,9 @@ class StepTrace:
     functions: Tuple[cst.CSTNode, ...]
     #: each inlined ``self.<m>(...)`` call: the method, the call, and the values its parameters got
     bindings: Tuple[Tuple[cst.FunctionDef, cst.Call, Dict[str, "_Value"]], ...] = ()
+    #: arguments of library objects' methods (:attr:`_GraphWalker.assumed`): a graph that reaches
+    #: a loss only through them is assumed, not proven
+    assumed: FrozenSet[cst.CSTNode] = frozenset()
 
     def backward_events(self) -> List[TraceEvent]:
         return [e for e in self.events if e.kind == "backward"]
@@ -719,7 +741,7 @@ class _TraceWalker(_GraphWalker):
         self._scope = self.entry
         body = self.entry.body if isinstance(self.entry, cst.Module) else _block_body(self.entry.body) if isinstance(self.entry, cst.FunctionDef) else ()
         self._walk_body(body, _Env(), False)
-        return StepTrace(self.entry, self.events, self.sites, tuple(self._functions), tuple(self._bindings))
+        return StepTrace(self.entry, self.events, self.sites, tuple(self._functions), tuple(self._bindings), frozenset(self.assumed))
 
     def _walk_stmt(self, stmt: cst.CSTNode, env: "_Env", disabled: bool) -> None:
         # `with pytest.raises(...)`: a test expecting the failure, not a training step.

@@ -858,6 +858,28 @@ class ModuleModel:
             owner = self.constructed_class(body.local_constructors[head])
         return self._held_class(owner, rest.split(".") if rest else [])
 
+    def library_instance(self, caller: FunctionSummary, name: str) -> bool:
+        """``name`` (a plain name) holds an instance of a class from a library outside the project
+        and outside torch: ``model = ARGVA(encoder, discriminator).to(device)`` with ``ARGVA``
+        imported from a package that is no file of the project.
+
+        What such an object's named methods do with their arguments is not visible: whether
+        ``model.discriminator_loss(z)`` hands back ``z``'s graph or a detached copy is a guess.
+        """
+        body = self.summary.functions.get(MODULE_BODY)
+        if name in caller.local_constructors:
+            constructor = caller.local_constructors[name]
+        elif body is not None and name in body.local_constructors and name not in caller.params:
+            constructor = body.local_constructors[name]
+        else:
+            return False
+        root, _, rest = constructor.partition(".")
+        last = constructor.rsplit(".", 1)[-1]
+        imported = {target.split(".", 1)[0] for target in self.summary.imports.values()}
+        if not rest or not last[:1].isupper() or root in ("torch", "builtins") or root not in imported:
+            return False
+        return self.constructed_class(constructor) is None and self._module(root) is None
+
     def _held_class(self, owner: Optional[ClassSummary], path: List[str]) -> Optional[ClassSummary]:
         """The class of the object reached from an instance of ``owner`` through attributes ``path``."""
         for part in path:

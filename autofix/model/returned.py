@@ -9,7 +9,7 @@ written in place). Read from Python's :mod:`ast` alone.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from autofix.model.inplace_ops import INPLACE_METHODS
 from autofix.model.vocabulary import SAVES_OUTPUT
@@ -189,3 +189,112 @@ def stored_names(target: ast.AST) -> List[str]:
     if isinstance(target, ast.Starred):
         return stored_names(target.value)
     return []
+
+
+#: One element of a returned tuple that only hands back what came in: the parameters it may be,
+#: and the callees (as spelled) whose whole result, or a part of it, it may be.
+PassThrough = Tuple[FrozenSet[str], FrozenSet[str]]
+
+
+def returned_pass_through(
+    params: Sequence[str], nodes: Iterable[ast.AST], tensor_returns: Set[int]
+) -> Dict[int, Tuple[Optional[PassThrough], ...]]:
+    """For each length of the tuple literals ``func`` returns, position by position: the
+    parameters and callees the element may come from when it is nothing but one of them (a
+    parameter handed back, rebound only from other parameters or from a callee's result),
+    None where it may be anything else.
+
+    ``return images, latents, deltas, codes`` where ``codes`` is the caller's ``codes``, ``x``, or
+    what ``self.initial_codes(x)`` returns: unpacking a call into four names runs only the
+    four-element returns, and the fourth name gets the caller's argument (or what the callee
+    hands back), not a graph made here. Read flow-insensitively: every binding of a name counts.
+    Empty when some ``return`` is not a tuple literal (its length is not known), unless it is known
+    to hand back one tensor (ids in ``tensor_returns``): that is no tuple a caller unpacks.
+    """
+    bindings: Dict[str, List[Optional[ast.expr]]] = {}
+    returns: List[ast.Return] = []
+    for node in nodes:
+        if isinstance(node, ast.Return):
+            returns.append(node)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                _bind_pass(target, node.value, bindings)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+            _bind_pass(node.target, None, bindings)
+        elif isinstance(node, ast.NamedExpr):
+            _bind_pass(node.target, None, bindings)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    _bind_pass(item.optional_vars, None, bindings)
+        elif isinstance(node, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.Delete, ast.ExceptHandler)):
+            names = getattr(node, "names", None) or ([node.name] if isinstance(node, ast.ExceptHandler) and node.name else [])
+            for name in names:
+                bindings.setdefault(name if isinstance(name, str) else (name.asname or name.name), []).append(None)
+    found: Dict[int, List[Optional[PassThrough]]] = {}
+    for node in returns:
+        value = node.value
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            if value is None or isinstance(value, ast.Constant) and value.value is None or id(node) in tensor_returns:
+                continue
+            return {}
+        elements = [_pass_of(e, params, bindings, set()) for e in value.elts]
+        known = found.get(len(elements))
+        found[len(elements)] = elements if known is None else [_join_pass(a, b) for a, b in zip(known, elements)]
+    return {length: tuple(parts) for length, parts in found.items()}
+
+
+def _bind_pass(target: ast.expr, value: Optional[ast.expr], bindings: Dict[str, List[Optional[ast.expr]]]) -> None:
+    if isinstance(target, ast.Name):
+        bindings.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        literal = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+        for index, element in enumerate(target.elts):
+            if literal:
+                assert isinstance(value, (ast.Tuple, ast.List))
+                _bind_pass(element, value.elts[index], bindings)
+            else:
+                # ``y_hat, codes = self.initial(x)``: a part of the callee's result.
+                _bind_pass(element, value if isinstance(value, ast.Call) else None, bindings)
+    elif isinstance(target, ast.Starred):
+        _bind_pass(target.value, None, bindings)
+
+
+def _pass_of(
+    expr: Optional[ast.expr], params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], visiting: Set[str]
+) -> Optional[PassThrough]:
+    if expr is None:
+        return None
+    if isinstance(expr, ast.Constant) and expr.value is None:
+        return (frozenset(), frozenset())
+    if isinstance(expr, ast.Call):
+        spelled = _spelled(expr.func)
+        return (frozenset(), frozenset({spelled})) if spelled is not None else None
+    if not isinstance(expr, ast.Name):
+        return None
+    name = expr.id
+    if name in visiting:
+        return (frozenset(), frozenset())
+    if name not in params and name not in bindings:
+        return None  # a global or a closure's name: not known
+    found: Optional[PassThrough] = (frozenset({name}) if name in params else frozenset(), frozenset())
+    for value in bindings.get(name, ()):
+        found = _join_pass(found, _pass_of(value, params, bindings, visiting | {name}))
+        if found is None:
+            return None
+    return found
+
+
+def _join_pass(a: Optional[PassThrough], b: Optional[PassThrough]) -> Optional[PassThrough]:
+    if a is None or b is None:
+        return None
+    return (a[0] | b[0], a[1] | b[1])
+
+
+def _spelled(node: ast.expr) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _spelled(node.value)
+        return f"{inner}.{node.attr}" if inner is not None else None
+    return None

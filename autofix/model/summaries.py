@@ -53,7 +53,7 @@ from autofix.model.vocabulary import (
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.self_state import carried_attributes
 from autofix.model.lazy import LazyTable, Once, SourceTree
-from autofix.model.returned import forward_outputs
+from autofix.model.returned import PassThrough, forward_outputs, returned_pass_through
 
 WRAPPERS = ACCELERATORS | FABRICS
 
@@ -265,6 +265,13 @@ class FunctionSummary:
     number_params: Set[str] = field(default_factory=set)
     #: param → the ``self`` attributes its graph is accumulated into (``self.sum += val * n``)
     accumulated_params: Dict[str, Set[str]] = field(default_factory=dict)
+    #: ``self`` attributes that params are appended to, element by element (``self.log_probs.append(p)``)
+    appended_attrs: Set[str] = field(default_factory=set)
+    #: ``self`` attributes a ``return`` hands back whole (``return self.states, self.log_probs``)
+    returned_self_attrs: Set[str] = field(default_factory=set)
+    #: per length of the returned tuple literals, per position: the params and callees the element
+    #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
+    returned_pass_through: Dict[int, Tuple[Optional[PassThrough], ...]] = field(default_factory=dict)
     #: params written in place (``p.add_(…)``, ``p[i] = …``, ``p += …``)
     inplace_params: Set[str] = field(default_factory=set)
     #: params detached (``p.detach()``, ``p.data``)
@@ -323,6 +330,8 @@ class FunctionSummary:
     carried_self: FrozenSet[str] = frozenset()
     #: some ``return`` hands back a parameter as it was given (``return x``, ``return x, y``; never rebound)
     returns_argument: bool = False
+    #: every ``return`` is inside a ``with torch.no_grad():`` block of the function's own code
+    returns_under_no_grad: bool = False
     #: a factory: every ``return`` hands back an object built by this (qualified) constructor
     #: (``return DualLoss(cfg)``, ``loss_fn = DualLoss(cfg); return loss_fn``)
     returned_constructor: Optional[str] = None
@@ -352,7 +361,7 @@ class FunctionSummary:
     @property
     def returns_no_graph(self) -> bool:
         """Grad-disabled and handing back none of its arguments as given: its result holds no graph."""
-        return self.grad_disabled and not self.returns_argument
+        return (self.grad_disabled or self.returns_under_no_grad) and not self.returns_argument
 
     @property
     def calls_zero_grad(self) -> bool:
@@ -871,6 +880,7 @@ class _FunctionReader:
         returns: List[ast.expr] = []
         shapes: Set[Shape] = set()
         saw_return_none = False
+        tensor_returns: Set[int] = set()
         # For cut_params: every read of each parameter, and the reads that are detached or converted.
         params = set(self.summary.params) - {self.self_name}
         cut_reads: Set[int] = set()
@@ -942,8 +952,31 @@ class _FunctionReader:
                     # The shape where it is returned (a name may be rebound later in the body).
                     shapes.add(self.shape_of(node.value))
                     self.summary.kept_params.update(self._taint_of(node.value))
+                    if self.kind_of(node.value) is Kind.TENSOR or self.shape_of(node.value).kind in (Kind.TENSOR, Kind.GRAPH):
+                        tensor_returns.add(id(node))
+                    parts = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
+                    self.summary.returned_self_attrs.update(
+                        part.attr for part in parts if isinstance(part, ast.Attribute) and self._is_self(part.value)
+                    )
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
-        if self.summary.grad_disabled and returns:
+        if any(isinstance(value, ast.Tuple) for value in returns):
+            packed = {a.arg for a in (self.node.args.vararg, self.node.args.kwarg) if a is not None}
+            self.summary.returned_pass_through = returned_pass_through(
+                [p for p in self.summary.params if p not in packed], _own_nodes(self.node), tensor_returns
+            )
+        if returns and not self.summary.grad_disabled:
+            # ``with torch.no_grad(): return self.invert(x)``: every value handed back was computed
+            # with grad disabled.
+            no_grad: Set[int] = set()
+            for statement in _statements(self.node.body):
+                if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
+                    (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+                    .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
+                    for i in statement.items
+                ):
+                    no_grad.update(id(inner) for inner in ast.walk(statement))
+            self.summary.returns_under_no_grad = all(id(value) in no_grad for value in returns)
+        if (self.summary.grad_disabled or self.summary.returns_under_no_grad) and returns:
             rebound = {
                 n.id for n in _own_nodes(self.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
             }
@@ -1510,6 +1543,8 @@ class _FunctionReader:
                 for arg in call.args:
                     for param in self._taint_of(arg):
                         summary.accumulated_params.setdefault(param, set()).add(base.attr)
+                        if receiver is base:
+                            summary.appended_attrs.add(base.attr)
         else:
             self._note_forwarded(call, receiver)
         if _INPLACE_METHOD.match(method) and method not in _NOT_DATA_WRITES:
@@ -1880,6 +1915,9 @@ class _AttributeReader:
                     return AttrKind.CALLABLE, qualified
         if not isinstance(value, ast.Call):
             return AttrKind.UNKNOWN, None
+        if isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda", "cpu") and isinstance(value.func.value, ast.Call):
+            # ``Net(opts).to(device)``: the module moves and is handed back; it is what was built.
+            return self._kind(value.func.value)
         spelled = dotted(value.func)
         if spelled is None:
             return AttrKind.UNKNOWN, None
@@ -1905,9 +1943,6 @@ class _AttributeReader:
             return AttrKind.MODULE, qualified
         if qualified.startswith("torch.") and last[:1].islower():
             return AttrKind.TENSOR, qualified
-        if isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda", "cpu") and isinstance(value.func.value, ast.Call):
-            inner_kind, inner = self._kind(value.func.value)
-            return inner_kind, inner
         # A project class or a library constructor: the project model tells what it is.
         return (AttrKind.UNKNOWN, qualified)
 

@@ -404,12 +404,26 @@ class DoubleBackward(Rule):
                         continue
                     if first.call in self._covered and (second.call in self._covered or first.call in self._kept_for_later):
                         break
+                    if self._only_assumed(trace, i, j):
+                        continue
                     between = [e for e in events[i + 1:j] if not first.exclusive(e) and not e.exclusive(second)]
                     if self._report_shared(trace, first, second, shared, between, facts):
                         done.add(second.call)
                         break
                 if second.call not in done and second.call not in self._covered and self._report_stale(trace, second, events[:j], facts):
                     done.add(second.call)
+
+    def _only_assumed(self, trace: StepTrace, first: int, second: int) -> bool:
+        """The two losses share a graph only through arguments of a library object's methods
+        (``model.discriminator_loss(z)`` and ``model.recon_loss(z)``): whether either hands back
+        ``z``'s graph is not visible, so the sharing is assumed, not proven, and not reported."""
+        if not trace.assumed:
+            return False
+        retrace = trace_step(self.context, trace.entry, cut=set(trace.assumed))
+        if len(retrace.events) != len(trace.events):
+            return False
+        a, b = retrace.events[first], retrace.events[second]
+        return not _forward_origins(self.context, retrace, a.origins & b.origins)
 
     def _report_stale(self, trace: StepTrace, backward: TraceEvent, before: List[TraceEvent], facts: OptimizerFacts) -> bool:
         """A loss back-propagated after an optimizer ``step()`` rewrote, in place, parameters of a
