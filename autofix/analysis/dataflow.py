@@ -12,6 +12,10 @@ how the rules ask flow questions without a full def-use graph:
   is used for more than logging.
 * ``("src", call)`` marks the graph produced by one model call or leaf, so two
   values can be shown to share a graph.
+* ``("leaf", op)`` marks the graph an operation on leaves alone starts (``x @ w``
+  of ``w = torch.randn(..., requires_grad=True)``), when that operation keeps a
+  tensor for its backward: one backward frees it. Unlike ``src`` it says nothing
+  about model calls (a value with only such labels is computed from parameters).
 
 Graph sources are calls of ``nn.Module`` objects (recognised by construction,
 by a class deriving from ``*Module``, or by ``.parameters()``/``.train()``…
@@ -59,8 +63,10 @@ from autofix.model.vocabulary import (
     NN_NON_MODULES,
     PARAMETER_ATTRIBUTES,
     NON_TENSOR_METHODS,
+    SAVING_OPERATORS,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
+    saves_for_backward,
 )
 from autofix.context import RuleContext
 from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, FunctionSummary, Shape, nn_output_shape
@@ -109,8 +115,12 @@ class Val:
             return self
         return Val(max(self.level, other.level), self.labels | other.labels, join_kinds(self.kinds, other.kinds))
 
-    def computed(self) -> "Val":
-        """The value of an operation on this one: a leaf operand yields a graph."""
+    def computed(self, source: Optional[cst.CSTNode] = None) -> "Val":
+        """The value of an operation on this one: a leaf operand yields a graph. ``source`` is the
+        operation when it keeps a tensor for its backward: on leaves alone it starts a graph of
+        its own, labelled ``("leaf", source)``, that one backward frees."""
+        if source is not None and self.level == LEAF:
+            return Val(GRAPH, self.labels | {("leaf", source)}, self.kinds)
         return Val(GRAPH if self.level else CLEAN_LEVEL, self.labels, self.kinds)
 
     def with_labels(self, labels: Iterable[Label]) -> "Val":
@@ -1247,7 +1257,8 @@ class GraphFlow:
             if self._nograd and _numeric_operation(node, values, kinds):
                 # Arithmetic under ``torch.no_grad()`` records no graph (``ema = a * ema + b * loss``).
                 return Val(kinds=kinds)
-            return Val(kinds=kinds).join_graph(_join_all(values)).computed()
+            op = SAVING_OPERATORS.get(type(node.operator).__name__) if isinstance(node, cst.BinaryOperation) else None
+            return Val(kinds=kinds).join_graph(_join_all(values)).computed(node if op else None)
         if isinstance(node, cst.Subscript):
             value = self._expr(node.value, state)
             for element in node.slice:
@@ -1428,7 +1439,7 @@ class GraphFlow:
             if self._nograd and (receiver.is_tensor or torch_fn is not None):
                 # A tensor operation under ``torch.no_grad()`` records no graph.
                 return Val(kinds=kinds)
-            return Val(kinds=kinds).join_graph(receiver.join(joined)).computed()
+            return Val(kinds=kinds).join_graph(receiver.join(joined)).computed(call if saves_for_backward(method) else None)
 
         if func_name in _BREAKING_FUNCTIONS or self._detach_helper(func) == "copy":
             if func_name in _BREAKING_FUNCTIONS:
@@ -1451,7 +1462,8 @@ class GraphFlow:
             kinds = element_kinds(args[0].kinds)
         if self._nograd and torch_fn is not None:
             return Val(kinds=kinds)
-        return Val(kinds=kinds).join_graph(joined).computed()
+        saves = torch_fn is not None and saves_for_backward(torch_fn.rsplit(".", 1)[-1])
+        return Val(kinds=kinds).join_graph(joined).computed(call if saves else None)
 
     def _module_call(self, call: cst.Call, args: Val, callee: Optional[str]) -> Val:
         kinds = self._module_output_kinds(callee)

@@ -290,6 +290,19 @@ SAVES_INPUT: FrozenSet[str] = frozenset(
 )
 #: Binary ops whose backward for one operand reads the other one.
 SAVES_PARTNER: FrozenSet[str] = frozenset({"mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "bmm", "linear"})
+#: Python operators by the op they run; those whose backward reads a tensor are listed.
+SAVING_OPERATORS: Dict[str, str] = {"Multiply": "mul", "Divide": "div", "MatrixMultiply": "matmul", "Power": "pow"}
+
+
+def saves_for_backward(op: str) -> bool:
+    """Does the op (last name: ``mm``, ``softmax``, ``pow``) keep a tensor for its backward?
+
+    A graph made only of ops that keep nothing (``+``, views, slices, ``sum``, ``cat``) can be
+    back-propagated again and again; one backward frees what the others keep, and the next
+    backward through them raises ``Trying to backward through the graph a second time``."""
+    return op in SAVES_INPUT or op in SAVES_PARTNER or op in SAVES_OUTPUT
+
+
 #: Factories: their result is a new tensor nobody else holds.
 FACTORIES: FrozenSet[str] = frozenset(
     {

@@ -258,8 +258,10 @@ class CarriedState(Rule):
                     # the loop walks or an unsummarised helper's result may hold no graph at all.
                     continue
                 for label in sorted(value.labels & backward.value.labels, key=str):
-                    source = label[1] if label[0] == "src" and len(label) == 2 else None
-                    if not isinstance(source, cst.Call) or source in reported:
+                    # A model call, or an operation on leaves that keeps a tensor for its backward
+                    # (``Y = X @ true_w`` of a ``requires_grad=True`` tensor); not an assignment.
+                    source = label[1] if label[0] in ("src", "leaf") and len(label) == 2 else None
+                    if not isinstance(source, (cst.Call, cst.BinaryOperation)) or source in reported:
                         continue
                     if not _encloses(flow.scope, source) or _encloses(loop, source) or not self._before(source, loop):
                         continue
