@@ -1949,6 +1949,16 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
         summary = model.function(qualname)
         return summary is not None and model.runs_backward(summary)
 
+    def reads_init_graph(qualname: str) -> bool:
+        # A forward reading an attribute whose graph ``__init__`` built from parameters: what it
+        # returns goes through that one graph (AF102 asks the forward's flow).
+        summary = model.function(qualname)
+        cls = model.class_of(summary) if summary is not None and summary.name == "forward" else None
+        if summary is None or cls is None:
+            return False
+        held = [attr for current in model.mro(cls) for name in summary.self_reads for attr in [current.attributes.get(name)] if attr]
+        return any(attr.graph_from_params and attr.assigned_in == ["__init__"] for attr in held)
+
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
     # (scope, its class, the model's qualname of the scope, of its class)
@@ -1963,7 +1973,7 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
                 qualname = prefix + stmt.name.value
                 if (
                     may_backpropagate([stmt.body])
-                    or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname)))
+                    or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname) or reads_init_graph(qualname)))
                     or trains_through_calls(qualname)
                 ):
                     scopes.append((stmt, cls, qualname, prefix[:-1] if cls is not None else None))

@@ -43,6 +43,9 @@ from autofix.model.vocabulary import (
     NUMBER_METHODS,
     OUTPUT_SAVING_MODULES,
     SAVES_OUTPUT,
+    KEEPS_NOTHING,
+    SAVING_OPERATORS,
+    saves_for_backward,
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
@@ -1819,11 +1822,27 @@ class _AttributeReader:
         return next((default for arg, default in defaults if arg.arg == name), None)
 
     def _from_parameters(self, value: ast.expr) -> bool:
-        """Is ``value`` computed with autograd from this object's parameters (``self.w.exp()``)?"""
+        """Is ``value`` computed with autograd from this object's parameters (``self.w.exp()``), by
+        an operation that keeps a tensor for its backward (a view or a sum of them keeps nothing:
+        it can be back-propagated again, and a view even follows the parameter's updates)?"""
         if not isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp)):
             return False
-        found = False
+        found = saves = False
         for node in ast.walk(value):
+            if isinstance(node, ast.BinOp) and type(node.op).__name__ in SAVING_OPERATORS:
+                saves = True
+            if isinstance(node, ast.Call):
+                spelled = dotted(node.func) or ""
+                held_call = (
+                    self.cls.attributes.get(node.func.attr)
+                    if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == self.self_name else None
+                )
+                # A forward through a module (``self.embed(ids)``), an op that saves, or one the
+                # vocabulary does not know (it may well save): only views, sums and copies do not.
+                last = spelled.rsplit(".", 1)[-1]
+                module_call = held_call is not None and held_call.kind is AttrKind.MODULE
+                saves = saves or module_call or saves_for_backward(last) or last not in KEEPS_NOTHING
             if isinstance(node, ast.Attribute) and node.attr in CUT_ATTRIBUTES | {"detach", "item", "tolist", "numpy"}:
                 return False
             if isinstance(node, ast.Call) and (dotted(node.func) or "") in CUT_FUNCTIONS:
@@ -1845,7 +1864,7 @@ class _AttributeReader:
             ):
                 held = self.cls.attributes.get(node.value.attr)
                 found = found or (held is not None and held.kind is AttrKind.MODULE)
-        return found
+        return found and saves
 
     def _kind(self, value: ast.expr) -> Tuple[AttrKind, Optional[str]]:
         if isinstance(value, ast.Constant):

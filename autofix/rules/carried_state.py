@@ -153,6 +153,11 @@ class CarriedState(Rule):
         "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
     )
     INIT_FREED = "the first backward() frees its graph and the next one fails"
+    INIT_FORWARD_MESSAGE = (
+        "`{name}` was computed from parameters once, in `__init__`, and every output of forward goes "
+        "through it: the first training step's backward() frees its graph and the next one fails "
+        "(no fix: compute it from the parameters in forward)"
+    )
     PRELOOP_MESSAGE = (
         "`{name}` holds the graph of `{code}`, computed once before the loop, and every iteration "
         "back-propagates through it: "
@@ -203,6 +208,8 @@ class CarriedState(Rule):
             if not frozen:
                 self._report_preloop_graphs(flow, set(carried))
             self._report_init_graphs(flow)
+            if not frozen:
+                self._report_forward_init_graphs(flow)
             self._report_method_parameter_state(flow)
             self._report_stateful_instances(flow)
         # Without a backward here, the module is trained elsewhere (another file of the project).
@@ -284,6 +291,20 @@ class CarriedState(Rule):
                     reported.add(label)
                     effect = self.INIT_RETAINED if backward.retain_graph else self.INIT_FREED
                     self.report(flow.init_reads[label], self.INIT_MESSAGE.format(name=label[1], effect=effect))
+
+    def _report_forward_init_graphs(self, flow: GraphFlow) -> None:
+        """A module's forward returns a value built on an attribute whose graph ``__init__`` made
+        from parameters (``self.scale = self.log_scale.exp()``): whoever trains the module (a loop
+        here or in another file) back-propagates each output, and the second backward reaches the
+        graph the first one freed."""
+        scope = flow.scope
+        if not isinstance(scope, cst.FunctionDef) or scope.name.value != "forward" or flow.returned is None:
+            return
+        if not self._in_module(flow):
+            return
+        for label in sorted(flow.returned.labels, key=str):
+            if label[0] == "init" and label in flow.init_reads:
+                self.report(flow.init_reads[label], self.INIT_FORWARD_MESSAGE.format(name=label[1]))
 
     def _report_method_parameter_state(self, flow: GraphFlow) -> None:
         """A method that trains (runs backward itself) and leaves on ``self`` a value computed from
