@@ -12,6 +12,7 @@ from autofix.analysis import loops, module_state, screen
 from autofix.analysis.dataflow import (
     STATEFUL_CALLS,
     GRAPH,
+    NONE,
     TENSOR,
     TENSOR_DICT,
     TENSORS,
@@ -27,6 +28,7 @@ from autofix.analysis.dataflow import (
 from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
+from autofix.model.summaries import AttrKind
 from autofix.model.vocabulary import FACTORIES, FRESH_METHODS
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
@@ -369,12 +371,20 @@ class CarriedState(Rule):
             if not any(label[0] in ("src", "carry") for label in kept.labels):
                 # Computed from parameters alone: detaching it would cut their gradient.
                 message = self.PARAMETER_STATE_MESSAGE.format(name=name)
-            elif kind == "unknown":
+            elif kind == "unknown" or self._also_holds_non_tensor(flow, name[len("self."):]):
                 message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in {forward.name.value})"
             else:
                 statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
                 fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
             self.report(first, message, fix=fix)
+
+    def _also_holds_non_tensor(self, flow: GraphFlow, attr: str) -> bool:
+        """Somewhere (``__init__``, a reset) the attribute is given a number, a container or another
+        object (``self.h = 0``): a ``.detach()`` as forward starts would raise on the call after it."""
+        model = self.context.model
+        cls = model.cls(flow.class_qualname) if flow.class_qualname else None
+        held = model.attribute(cls, attr) if cls is not None else None
+        return held is not None and bool(held.kinds & _NON_TENSOR_ATTRIBUTES)
 
     def _state_is_reset(self, flows: List[GraphFlow], facts: ModuleFacts, cls: Optional[str], attr: str) -> bool:
         """The state is re-created where the training loop runs: a method of the class that assigns it
@@ -522,9 +532,14 @@ class CarriedState(Rule):
     def _kind(self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, name: str) -> str:
         """``tensor``, ``tuple`` (of tensors) or ``unknown``: what the carried value is."""
         carried = flow.loop_end.get(loop, {}).get(name)
-        if carried is not None and carried.kinds:
-            return _state_kind(carried.kinds)
         entry = flow.loop_entry.get(loop, {}).get(name)
+        if carried is not None and carried.kinds:
+            kind = _state_kind(carried.kinds)
+            first = entry.kinds - {NONE} if entry is not None else frozenset()
+            if kind != "unknown" and first and _state_kind(first) != kind:
+                # The first iteration starts from something else (``h = 0``): ``h.detach()`` raises there.
+                return "unknown"
+            return kind
         if entry is not None and entry.kinds and name not in _maybe_none_names(self.context.module):
             # Assigned in the loop from something of unknown type (a model passed in): state keeps the
             # type it starts the loop with, a tensor or a tuple of tensors.
@@ -535,6 +550,13 @@ class CarriedState(Rule):
                 continue
             kinds.add(_assigned_kind(self.context, facts, assignment.statement, name))
         return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+#: what a ``self`` attribute may be given that has no ``detach()``
+_NON_TENSOR_ATTRIBUTES = frozenset(
+    {AttrKind.NUMBER, AttrKind.DICT, AttrKind.LIST, AttrKind.OTHER, AttrKind.CALLABLE, AttrKind.MODULE,
+     AttrKind.OPTIMIZER, AttrKind.SCHEDULER, AttrKind.SCALER}
+)
 
 
 def _state_kind(kinds: Kinds) -> str:
