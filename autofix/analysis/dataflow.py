@@ -1421,7 +1421,8 @@ class GraphFlow:
                 # method may return numbers or objects as well as a forward's output. What a class
                 # the model knows does not define is a module the object holds (``self.cell(x, h)``),
                 # whose forward does run.
-                assumed = self._module_call(call, self._reaching(call, self._callee(func), joined, state), None)
+                attribute_module = func_name if receiver_name == "self" and (self.class_name, method) in self.facts.class_attr_kind else None
+                assumed = self._module_call(call, self._reaching(call, self._callee(func), joined, state), attribute_module)
                 if summarised is not None or not self._class_known(receiver_name):
                     return assumed.with_labels([("assumed",)])
                 return assumed
@@ -1481,6 +1482,9 @@ class GraphFlow:
             cls = model.cls(self.class_qualname) if self.class_qualname else None
         else:
             kind = nn_kind_of(self.facts, callee)
+            if kind is None and callee.startswith("self.") and callee.count(".") == 1 and self.class_name:
+                # ``self.cell(x, h)`` of ``self.cell = nn.RNNCell(...)`` in this class.
+                kind = self.facts.class_attr_kind.get((self.class_name, callee[len("self."):]))
             if kind is not None:
                 return shape_kinds(frozenset({nn_output_shape(kind)}))
             spelled = self.facts.instance_class.get(callee)
