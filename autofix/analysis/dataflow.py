@@ -218,6 +218,8 @@ def _torch_kinds(torch_fn: Optional[str], call: cst.Call) -> Kinds:
     last = torch_fn.rsplit(".", 1)[-1]
     if last in _TUPLE_RESULTS:
         return frozenset({TENSORS})
+    if last.endswith("Tensor") and last[:1].isupper():
+        return _TENSOR_KIND  # ``torch.Tensor([1.0])``, ``torch.FloatTensor(3, 2)``: a tensor class builds a tensor
     if last in _NOT_TENSOR_RESULTS or last[:1].isupper():
         return UNKNOWN
     if last in _MAYBE_NAMED_TUPLE and (len(call.args) > 1 or last not in {"max", "min", "median"}):
@@ -436,6 +438,10 @@ def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleF
         if cls is not None and context.model.is_module_class(cls):
             return "module"
     return None
+
+
+def _is_true_name(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
 
 
 def _is_true(arg: Optional[cst.Arg]) -> bool:
@@ -1120,6 +1126,13 @@ class GraphFlow:
             # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
             value = Val(LEAF, kinds=_TENSOR_KIND)
         self._assign(name, value, state, stmt)
+        if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_name(value_node):
+            # ``w.requires_grad = True`` on a tensor: from here on ``w`` is a leaf autograd tracks.
+            self._make_leaf(dotted_name(target.value), state)
+
+    def _make_leaf(self, name: Optional[str], state: State) -> None:
+        if name is not None and not self._nograd and self._read(name, state).is_tensor:
+            state[name] = Val(LEAF, kinds=_TENSOR_KIND)
 
     def _holds_parameter(self, attr: str) -> bool:
         model = self.context.model
@@ -1390,6 +1403,9 @@ class GraphFlow:
             receiver_name = dotted_name(func.value)
             receiver = self._expr(func.value, state)
             if method == "requires_grad_":
+                if not call.args or _is_true_name(call.args[0].value):
+                    # ``w.requires_grad_()`` works in place: ``w`` itself becomes a leaf.
+                    self._make_leaf(receiver_name, state)
                 return Val(LEAF, kinds=_TENSOR_KIND)
             if method in ("detach", "detach_") and self._stub_detach(func):
                 # ``state.detach()`` of a project class whose detach() cuts nothing: the graph stays.
