@@ -1519,7 +1519,34 @@ class GraphFlow:
         return _join_all([self._expr(a.value, state) for a in call.args if id(a.value) not in cut])
 
     def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
-        """A call of a function or method the project defines: what the model says it returns."""
+        """A call of a function or method the project defines: what the model says it returns,
+        with the graph of an attribute ``__init__`` built from parameters that it hands back."""
+        result = self._summarised_result(call, joined, state)
+        callee = self._callee(call.func) if result is not None and not self._nograd else None
+        if callee is None or self.context.model.runs_backward(callee):
+            return result
+        assert result is not None
+        labels = self._returned_init_graphs(call, callee)
+        for label in labels:
+            self.init_reads.setdefault(label, call)
+        return result.join_graph(Val(GRAPH, labels)) if labels else result
+
+    def _returned_init_graphs(self, call: cst.Call, callee: FunctionSummary) -> FrozenSet[Label]:
+        """``("init", "m.table")`` for each ``self.table`` that ``m.method(...)`` returns directly
+        (``return x @ self.table``) and that ``__init__`` alone built from parameters."""
+        receiver = dotted_name(call.func.value) if isinstance(call.func, cst.Attribute) else None
+        model = self.context.model
+        cls = model.class_of(callee) if receiver is not None and callee.returned_self_reads else None
+        if cls is None:
+            return frozenset()
+        found = set()
+        for attr in sorted(callee.returned_self_reads):
+            held = model.attribute(cls, attr)
+            if held is not None and held.graph_from_params and held.assigned_in == ["__init__"]:
+                found.add(("init", f"{receiver}.{attr}"))
+        return frozenset(found)
+
+    def _summarised_result(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
         callee = self._callee(call.func)
         if callee is None:
             return None

@@ -256,6 +256,8 @@ class FunctionSummary:
     #: ``self.<m>(…)`` calls in source order (``self(…)`` is ``__call__``)
     self_calls: List[str] = field(default_factory=list)
     self_reads: Set[str] = field(default_factory=set)
+    #: ``self.<a>`` read inside a ``return`` expression itself (``return x @ self.table``)
+    returned_self_reads: Set[str] = field(default_factory=set)
     self_writes: Set[str] = field(default_factory=set)
     returns: Returns = Returns(frozenset({Kind.NONE}))
     #: params turned into Python numbers (``.item()``, ``float(p)``, ``p.tolist()``)
@@ -933,6 +935,10 @@ class _FunctionReader:
                     saw_return_none = True
                 else:
                     returns.append(node.value)
+                    self.summary.returned_self_reads.update(
+                        part.attr for part in ast.walk(node.value)
+                        if isinstance(part, ast.Attribute) and self._is_self(part.value) and isinstance(part.ctx, ast.Load)
+                    )
                     # The shape where it is returned (a name may be rebound later in the body).
                     shapes.add(self.shape_of(node.value))
                     self.summary.kept_params.update(self._taint_of(node.value))
