@@ -12,6 +12,10 @@ how the rules ask flow questions without a full def-use graph:
   is used for more than logging.
 * ``("src", call)`` marks the graph produced by one model call or leaf, so two
   values can be shown to share a graph.
+* ``("leaf", op)`` marks the graph an operation on leaves alone starts (``x @ w``
+  of ``w = torch.randn(..., requires_grad=True)``), when that operation keeps a
+  tensor for its backward: one backward frees it. Unlike ``src`` it says nothing
+  about model calls (a value with only such labels is computed from parameters).
 
 Graph sources are calls of ``nn.Module`` objects (recognised by construction,
 by a class deriving from ``*Module``, or by ``.parameters()``/``.train()``…
@@ -59,8 +63,10 @@ from autofix.model.vocabulary import (
     NN_NON_MODULES,
     PARAMETER_ATTRIBUTES,
     NON_TENSOR_METHODS,
+    SAVING_OPERATORS,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
+    saves_for_backward,
 )
 from autofix.context import RuleContext
 from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, FunctionSummary, Shape, nn_output_shape
@@ -109,8 +115,12 @@ class Val:
             return self
         return Val(max(self.level, other.level), self.labels | other.labels, join_kinds(self.kinds, other.kinds))
 
-    def computed(self) -> "Val":
-        """The value of an operation on this one: a leaf operand yields a graph."""
+    def computed(self, source: Optional[cst.CSTNode] = None) -> "Val":
+        """The value of an operation on this one: a leaf operand yields a graph. ``source`` is the
+        operation when it keeps a tensor for its backward: on leaves alone it starts a graph of
+        its own, labelled ``("leaf", source)``, that one backward frees."""
+        if source is not None and self.level == LEAF:
+            return Val(GRAPH, self.labels | {("leaf", source)}, self.kinds)
         return Val(GRAPH if self.level else CLEAN_LEVEL, self.labels, self.kinds)
 
     def with_labels(self, labels: Iterable[Label]) -> "Val":
@@ -208,6 +218,8 @@ def _torch_kinds(torch_fn: Optional[str], call: cst.Call) -> Kinds:
     last = torch_fn.rsplit(".", 1)[-1]
     if last in _TUPLE_RESULTS:
         return frozenset({TENSORS})
+    if last.endswith("Tensor") and last[:1].isupper():
+        return _TENSOR_KIND  # ``torch.Tensor([1.0])``, ``torch.FloatTensor(3, 2)``: a tensor class builds a tensor
     if last in _NOT_TENSOR_RESULTS or last[:1].isupper():
         return UNKNOWN
     if last in _MAYBE_NAMED_TUPLE and (len(call.args) > 1 or last not in {"max", "min", "median"}):
@@ -426,6 +438,10 @@ def _constructed(context: RuleContext, value: cst.BaseExpression, facts: ModuleF
         if cls is not None and context.model.is_module_class(cls):
             return "module"
     return None
+
+
+def _is_true_name(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
 
 
 def _is_true(arg: Optional[cst.Arg]) -> bool:
@@ -1123,6 +1139,13 @@ class GraphFlow:
             # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
             value = Val(LEAF, kinds=_TENSOR_KIND)
         self._assign(name, value, state, stmt)
+        if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_name(value_node):
+            # ``w.requires_grad = True`` on a tensor: from here on ``w`` is a leaf autograd tracks.
+            self._make_leaf(dotted_name(target.value), state)
+
+    def _make_leaf(self, name: Optional[str], state: State) -> None:
+        if name is not None and not self._nograd and self._read(name, state).is_tensor:
+            state[name] = Val(LEAF, kinds=_TENSOR_KIND)
 
     def _passed_through(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
         """``y_hat, latent, deltas, codes = self.net.forward(x, codes=codes, …)`` of a project function
@@ -1289,7 +1312,8 @@ class GraphFlow:
             if self._nograd and _numeric_operation(node, values, kinds):
                 # Arithmetic under ``torch.no_grad()`` records no graph (``ema = a * ema + b * loss``).
                 return Val(kinds=kinds)
-            return Val(kinds=kinds).join_graph(_join_all(values)).computed()
+            op = SAVING_OPERATORS.get(type(node.operator).__name__) if isinstance(node, cst.BinaryOperation) else None
+            return Val(kinds=kinds).join_graph(_join_all(values)).computed(node if op else None)
         if isinstance(node, cst.Subscript):
             value = self._expr(node.value, state)
             for element in node.slice:
@@ -1421,6 +1445,9 @@ class GraphFlow:
             receiver_name = dotted_name(func.value)
             receiver = self._expr(func.value, state)
             if method == "requires_grad_":
+                if not call.args or _is_true_name(call.args[0].value):
+                    # ``w.requires_grad_()`` works in place: ``w`` itself becomes a leaf.
+                    self._make_leaf(receiver_name, state)
                 return Val(LEAF, kinds=_TENSOR_KIND)
             if method in ("detach", "detach_") and self._stub_detach(func):
                 # ``state.detach()`` of a project class whose detach() cuts nothing: the graph stays.
@@ -1452,7 +1479,8 @@ class GraphFlow:
                 # method may return numbers or objects as well as a forward's output. What a class
                 # the model knows does not define is a module the object holds (``self.cell(x, h)``),
                 # whose forward does run.
-                assumed = self._module_call(call, self._reaching(call, self._callee(func), joined, state), None)
+                attribute_module = func_name if receiver_name == "self" and (self.class_name, method) in self.facts.class_attr_kind else None
+                assumed = self._module_call(call, self._reaching(call, self._callee(func), joined, state), attribute_module)
                 if summarised is not None or not self._class_known(receiver_name):
                     return assumed.with_labels([("assumed",)])
                 return assumed
@@ -1470,7 +1498,7 @@ class GraphFlow:
             if self._nograd and (receiver.is_tensor or torch_fn is not None):
                 # A tensor operation under ``torch.no_grad()`` records no graph.
                 return Val(kinds=kinds)
-            return Val(kinds=kinds).join_graph(receiver.join(joined)).computed()
+            return Val(kinds=kinds).join_graph(receiver.join(joined)).computed(call if saves_for_backward(method) else None)
 
         if func_name in _BREAKING_FUNCTIONS or self._detach_helper(func) == "copy":
             if func_name in _BREAKING_FUNCTIONS:
@@ -1493,7 +1521,8 @@ class GraphFlow:
             kinds = element_kinds(args[0].kinds)
         if self._nograd and torch_fn is not None:
             return Val(kinds=kinds)
-        return Val(kinds=kinds).join_graph(joined).computed()
+        saves = torch_fn is not None and saves_for_backward(torch_fn.rsplit(".", 1)[-1])
+        return Val(kinds=kinds).join_graph(joined).computed(call if saves else None)
 
     def _module_call(self, call: cst.Call, args: Val, callee: Optional[str]) -> Val:
         kinds = self._module_output_kinds(callee)
@@ -1511,6 +1540,9 @@ class GraphFlow:
             cls = model.cls(self.class_qualname) if self.class_qualname else None
         else:
             kind = nn_kind_of(self.facts, callee)
+            if kind is None and callee.startswith("self.") and callee.count(".") == 1 and self.class_name:
+                # ``self.cell(x, h)`` of ``self.cell = nn.RNNCell(...)`` in this class.
+                kind = self.facts.class_attr_kind.get((self.class_name, callee[len("self."):]))
             if kind is not None:
                 return shape_kinds(frozenset({nn_output_shape(kind)}))
             spelled = self.facts.instance_class.get(callee)
@@ -1529,7 +1561,34 @@ class GraphFlow:
         return _join_all([self._expr(a.value, state) for a in call.args if id(a.value) not in cut])
 
     def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
-        """A call of a function or method the project defines: what the model says it returns."""
+        """A call of a function or method the project defines: what the model says it returns,
+        with the graph of an attribute ``__init__`` built from parameters that it hands back."""
+        result = self._summarised_result(call, joined, state)
+        callee = self._callee(call.func) if result is not None and not self._nograd else None
+        if callee is None or self.context.model.runs_backward(callee):
+            return result
+        assert result is not None
+        labels = self._returned_init_graphs(call, callee)
+        for label in labels:
+            self.init_reads.setdefault(label, call)
+        return result.join_graph(Val(GRAPH, labels)) if labels else result
+
+    def _returned_init_graphs(self, call: cst.Call, callee: FunctionSummary) -> FrozenSet[Label]:
+        """``("init", "m.table")`` for each ``self.table`` that ``m.method(...)`` returns directly
+        (``return x @ self.table``) and that ``__init__`` alone built from parameters."""
+        receiver = dotted_name(call.func.value) if isinstance(call.func, cst.Attribute) else None
+        model = self.context.model
+        cls = model.class_of(callee) if receiver is not None and callee.returned_self_reads else None
+        if cls is None:
+            return frozenset()
+        found = set()
+        for attr in sorted(callee.returned_self_reads):
+            held = model.attribute(cls, attr)
+            if held is not None and held.graph_from_params and held.assigned_in == ["__init__"]:
+                found.add(("init", f"{receiver}.{attr}"))
+        return frozenset(found)
+
+    def _summarised_result(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
         callee = self._callee(call.func)
         if callee is None:
             return None
@@ -1979,6 +2038,16 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
         summary = model.function(qualname)
         return summary is not None and model.runs_backward(summary)
 
+    def reads_init_graph(qualname: str) -> bool:
+        # A forward reading an attribute whose graph ``__init__`` built from parameters: what it
+        # returns goes through that one graph (AF102 asks the forward's flow).
+        summary = model.function(qualname)
+        cls = model.class_of(summary) if summary is not None and summary.name == "forward" else None
+        if summary is None or cls is None:
+            return False
+        held = [attr for current in model.mro(cls) for name in summary.self_reads for attr in [current.attributes.get(name)] if attr]
+        return any(attr.graph_from_params and attr.assigned_in == ["__init__"] for attr in held)
+
     flows: List[GraphFlow] = []
     top = [s for s in context.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
     # (scope, its class, the model's qualname of the scope, of its class)
@@ -1993,7 +2062,7 @@ def _all_flows(context: RuleContext) -> List[GraphFlow]:
                 qualname = prefix + stmt.name.value
                 if (
                     may_backpropagate([stmt.body])
-                    or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname)))
+                    or (cls is not None and (keeps_state_on_self(stmt) or framework_step(qualname) or reads_init_graph(qualname)))
                     or trains_through_calls(qualname)
                 ):
                     scopes.append((stmt, cls, qualname, prefix[:-1] if cls is not None else None))

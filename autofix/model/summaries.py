@@ -43,6 +43,9 @@ from autofix.model.vocabulary import (
     NUMBER_METHODS,
     OUTPUT_SAVING_MODULES,
     SAVES_OUTPUT,
+    KEEPS_NOTHING,
+    SAVING_OPERATORS,
+    saves_for_backward,
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
     TUPLE_RESULT_OPS,
@@ -259,6 +262,8 @@ class FunctionSummary:
     #: ``self.<m>(…)`` calls in source order (``self(…)`` is ``__call__``)
     self_calls: List[str] = field(default_factory=list)
     self_reads: Set[str] = field(default_factory=set)
+    #: ``self.<a>`` read inside a ``return`` expression itself (``return x @ self.table``)
+    returned_self_reads: Set[str] = field(default_factory=set)
     self_writes: Set[str] = field(default_factory=set)
     returns: Returns = Returns(frozenset({Kind.NONE}))
     #: params turned into Python numbers (``.item()``, ``float(p)``, ``p.tolist()``)
@@ -949,6 +954,10 @@ class _FunctionReader:
                     saw_return_none = True
                 else:
                     returns.append(node.value)
+                    self.summary.returned_self_reads.update(
+                        part.attr for part in ast.walk(node.value)
+                        if isinstance(part, ast.Attribute) and self._is_self(part.value) and isinstance(part.ctx, ast.Load)
+                    )
                     # The shape where it is returned (a name may be rebound later in the body).
                     shapes.add(self.shape_of(node.value))
                     self.summary.kept_params.update(self._taint_of(node.value))
@@ -1863,11 +1872,27 @@ class _AttributeReader:
         return next((default for arg, default in defaults if arg.arg == name), None)
 
     def _from_parameters(self, value: ast.expr) -> bool:
-        """Is ``value`` computed with autograd from this object's parameters (``self.w.exp()``)?"""
+        """Is ``value`` computed with autograd from this object's parameters (``self.w.exp()``), by
+        an operation that keeps a tensor for its backward (a view or a sum of them keeps nothing:
+        it can be back-propagated again, and a view even follows the parameter's updates)?"""
         if not isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp)):
             return False
-        found = False
+        found = saves = False
         for node in ast.walk(value):
+            if isinstance(node, ast.BinOp) and type(node.op).__name__ in SAVING_OPERATORS:
+                saves = True
+            if isinstance(node, ast.Call):
+                spelled = dotted(node.func) or ""
+                held_call = (
+                    self.cls.attributes.get(node.func.attr)
+                    if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == self.self_name else None
+                )
+                # A forward through a module (``self.embed(ids)``), an op that saves, or one the
+                # vocabulary does not know (it may well save): only views, sums and copies do not.
+                last = spelled.rsplit(".", 1)[-1]
+                module_call = held_call is not None and held_call.kind is AttrKind.MODULE
+                saves = saves or module_call or saves_for_backward(last) or last not in KEEPS_NOTHING
             if isinstance(node, ast.Attribute) and node.attr in CUT_ATTRIBUTES | {"detach", "item", "tolist", "numpy"}:
                 return False
             if isinstance(node, ast.Call) and (dotted(node.func) or "") in CUT_FUNCTIONS:
@@ -1889,7 +1914,7 @@ class _AttributeReader:
             ):
                 held = self.cls.attributes.get(node.value.attr)
                 found = found or (held is not None and held.kind is AttrKind.MODULE)
-        return found
+        return found and saves
 
     def _kind(self, value: ast.expr) -> Tuple[AttrKind, Optional[str]]:
         if isinstance(value, ast.Constant):

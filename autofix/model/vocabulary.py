@@ -290,6 +290,23 @@ SAVES_INPUT: FrozenSet[str] = frozenset(
 )
 #: Binary ops whose backward for one operand reads the other one.
 SAVES_PARTNER: FrozenSet[str] = frozenset({"mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "bmm", "linear"})
+#: Python operators by the op they run; those whose backward reads a tensor are listed.
+#: (LibCST's and ``ast``'s spellings of the operator).
+SAVING_OPERATORS: Dict[str, str] = {
+    "Multiply": "mul", "Divide": "div", "MatrixMultiply": "matmul", "Power": "pow",
+    "Mult": "mul", "Div": "div", "MatMult": "matmul", "Pow": "pow",
+}
+
+
+def saves_for_backward(op: str) -> bool:
+    """Does the op (last name: ``mm``, ``softmax``, ``pow``) keep a tensor for its backward?
+
+    A graph made only of ops that keep nothing (``+``, views, slices, ``sum``, ``cat``) can be
+    back-propagated again and again; one backward frees what the others keep, and the next
+    backward through them raises ``Trying to backward through the graph a second time``."""
+    return op in SAVES_INPUT or op in SAVES_PARTNER or op in SAVES_OUTPUT
+
+
 #: Factories: their result is a new tensor nobody else holds.
 FACTORIES: FrozenSet[str] = frozenset(
     {
@@ -304,6 +321,12 @@ VIEW_METHODS: FrozenSet[str] = frozenset(
     {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t", "unsqueeze", "squeeze", "expand",
      "expand_as", "narrow", "select", "unflatten", "flatten", "movedim", "moveaxis", "swapaxes", "swapdims",
      "diagonal", "unfold", "as_strided", "detach"}
+)
+#: Ops whose backward keeps no tensor (views, sums, concatenation, copies, conversions) and calls
+#: whose result has no graph to free (factories): a graph made only of these can be walked again.
+KEEPS_NOTHING: FrozenSet[str] = VIEW_METHODS | FACTORIES | FRESH_METHODS | frozenset(
+    {"sum", "mean", "add", "sub", "neg", "cat", "stack", "contiguous", "to", "float", "double", "half",
+     "bfloat16", "cuda", "cpu", "repeat", "chunk", "split"}
 )
 NON_TENSOR_BUILTINS: FrozenSet[str] = frozenset({"len", "int", "float", "bool", "str", "range", "list", "tuple", "dict", "set",
                                  "isinstance", "getattr", "hasattr", "print", "min", "max", "sum", "round", "abs"})

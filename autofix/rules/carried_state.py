@@ -12,6 +12,7 @@ from autofix.analysis import loops, module_state, screen
 from autofix.analysis.dataflow import (
     STATEFUL_CALLS,
     GRAPH,
+    NONE,
     TENSOR,
     TENSOR_DICT,
     TENSORS,
@@ -27,6 +28,7 @@ from autofix.analysis.dataflow import (
 from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
+from autofix.model.summaries import AttrKind
 from autofix.model.vocabulary import FACTORIES, FRESH_METHODS
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
@@ -153,6 +155,11 @@ class CarriedState(Rule):
         "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
     )
     INIT_FREED = "the first backward() frees its graph and the next one fails"
+    INIT_FORWARD_MESSAGE = (
+        "`{name}` was computed from parameters once, in `__init__`, and every output of forward goes "
+        "through it: the first training step's backward() frees its graph and the next one fails "
+        "(no fix: compute it from the parameters in forward)"
+    )
     PRELOOP_MESSAGE = (
         "`{name}` holds the graph of `{code}`, computed once before the loop, and every iteration "
         "back-propagates through it: "
@@ -203,6 +210,8 @@ class CarriedState(Rule):
             if not frozen:
                 self._report_preloop_graphs(flow, set(carried))
             self._report_init_graphs(flow)
+            if not frozen:
+                self._report_forward_init_graphs(flow)
             self._report_method_parameter_state(flow)
             self._report_stateful_instances(flow)
         # Without a backward here, the module is trained elsewhere (another file of the project).
@@ -258,8 +267,10 @@ class CarriedState(Rule):
                     # the loop walks or an unsummarised helper's result may hold no graph at all.
                     continue
                 for label in sorted(value.labels & backward.value.labels, key=str):
-                    source = label[1] if label[0] == "src" and len(label) == 2 else None
-                    if not isinstance(source, cst.Call) or source in reported:
+                    # A model call, or an operation on leaves that keeps a tensor for its backward
+                    # (``Y = X @ true_w`` of a ``requires_grad=True`` tensor); not an assignment.
+                    source = label[1] if label[0] in ("src", "leaf") and len(label) == 2 else None
+                    if not isinstance(source, (cst.Call, cst.BinaryOperation)) or source in reported:
                         continue
                     if not _encloses(flow.scope, source) or _encloses(loop, source) or not self._before(source, loop):
                         continue
@@ -282,6 +293,20 @@ class CarriedState(Rule):
                     reported.add(label)
                     effect = self.INIT_RETAINED if backward.retain_graph else self.INIT_FREED
                     self.report(flow.init_reads[label], self.INIT_MESSAGE.format(name=label[1], effect=effect))
+
+    def _report_forward_init_graphs(self, flow: GraphFlow) -> None:
+        """A module's forward returns a value built on an attribute whose graph ``__init__`` made
+        from parameters (``self.scale = self.log_scale.exp()``): whoever trains the module (a loop
+        here or in another file) back-propagates each output, and the second backward reaches the
+        graph the first one freed."""
+        scope = flow.scope
+        if not isinstance(scope, cst.FunctionDef) or scope.name.value != "forward" or flow.returned is None:
+            return
+        if not self._in_module(flow):
+            return
+        for label in sorted(flow.returned.labels, key=str):
+            if label[0] == "init" and label in flow.init_reads:
+                self.report(flow.init_reads[label], self.INIT_FORWARD_MESSAGE.format(name=label[1]))
 
     def _report_method_parameter_state(self, flow: GraphFlow) -> None:
         """A method that trains (runs backward itself) and leaves on ``self`` a value computed from
@@ -346,12 +371,20 @@ class CarriedState(Rule):
             if not any(label[0] in ("src", "carry") for label in kept.labels):
                 # Computed from parameters alone: detaching it would cut their gradient.
                 message = self.PARAMETER_STATE_MESSAGE.format(name=name)
-            elif kind == "unknown":
+            elif kind == "unknown" or self._also_holds_non_tensor(flow, name[len("self."):]):
                 message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in {forward.name.value})"
             else:
                 statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
                 fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
             self.report(first, message, fix=fix)
+
+    def _also_holds_non_tensor(self, flow: GraphFlow, attr: str) -> bool:
+        """Somewhere (``__init__``, a reset) the attribute is given a number, a container or another
+        object (``self.h = 0``): a ``.detach()`` as forward starts would raise on the call after it."""
+        model = self.context.model
+        cls = model.cls(flow.class_qualname) if flow.class_qualname else None
+        held = model.attribute(cls, attr) if cls is not None else None
+        return held is not None and bool(held.kinds & _NON_TENSOR_ATTRIBUTES)
 
     def _state_is_reset(self, flows: List[GraphFlow], facts: ModuleFacts, cls: Optional[str], attr: str) -> bool:
         """The state is re-created where the training loop runs: a method of the class that assigns it
@@ -499,9 +532,14 @@ class CarriedState(Rule):
     def _kind(self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, name: str) -> str:
         """``tensor``, ``tuple`` (of tensors) or ``unknown``: what the carried value is."""
         carried = flow.loop_end.get(loop, {}).get(name)
-        if carried is not None and carried.kinds:
-            return _state_kind(carried.kinds)
         entry = flow.loop_entry.get(loop, {}).get(name)
+        if carried is not None and carried.kinds:
+            kind = _state_kind(carried.kinds)
+            first = entry.kinds - {NONE} if entry is not None else frozenset()
+            if kind != "unknown" and first and _state_kind(first) != kind:
+                # The first iteration starts from something else (``h = 0``): ``h.detach()`` raises there.
+                return "unknown"
+            return kind
         if entry is not None and entry.kinds and name not in _maybe_none_names(self.context.module):
             # Assigned in the loop from something of unknown type (a model passed in): state keeps the
             # type it starts the loop with, a tensor or a tuple of tensors.
@@ -512,6 +550,13 @@ class CarriedState(Rule):
                 continue
             kinds.add(_assigned_kind(self.context, facts, assignment.statement, name))
         return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+#: what a ``self`` attribute may be given that has no ``detach()``
+_NON_TENSOR_ATTRIBUTES = frozenset(
+    {AttrKind.NUMBER, AttrKind.DICT, AttrKind.LIST, AttrKind.OTHER, AttrKind.CALLABLE, AttrKind.MODULE,
+     AttrKind.OPTIMIZER, AttrKind.SCHEDULER, AttrKind.SCALER}
+)
 
 
 def _state_kind(kinds: Kinds) -> str:

@@ -1,4 +1,4 @@
-# AF102: a LightningModule keeps its recurrent state on self between training_step calls; Lightning back-propagates each returned loss, so the next batch's backward() reaches the graph the previous one freed. The state's type is not proven, so no fix is offered.
+# AF102: a LightningModule keeps its recurrent state on self between training_step calls; Lightning back-propagates each returned loss, so the next batch's backward() reaches the graph the previous one freed. The state is None before the first step and a GRUCell output (a tensor) after, so the fix detaches it where it is not None.
 import torch
 import torch.nn as nn
 
