@@ -43,8 +43,10 @@ from autofix.model.vocabulary import (
     FACTORIES,
     FRESH_METHODS,
     GRAD_DISABLING_CONTEXTS,
+    FIRST_OUTPUT_SAVING_MODULES,
     INIT_NAME,
     LIBRARIES,
+    MULTI_VIEW_OPS,
     NON_TENSOR_BUILTINS,
     OUTPUT_SAVING_MODULES,
     SAVES_INPUT,
@@ -161,6 +163,10 @@ class _Binding:
     #: ``self.<attr>`` whose call produced the value: what saved its output is asked of the
     #: program model only when a write or a save needs ``saved`` (it may read other files)
     output_of: Optional[str] = None
+    #: one of the views a multi-view op (``chunk``, ``split``, ``unbind``) returned: the op's name
+    multi_view: Optional[str] = None
+    #: ... and whether that op's receiver has a name (the write would reach a tensor read elsewhere)
+    multi_view_of_name: bool = False
 
 
 @dataclass
@@ -407,6 +413,8 @@ class _Analysis:
         self.methods: Dict[Tuple[int, str], FunctionAst] = {}
         self.owner: Dict[int, Optional[ast.ClassDef]] = {}
         self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
+        #: dotted targets bound to a ``torch.nn`` module by qualified name -> its last name
+        self.torch_module_ctor: Dict[str, str] = {}
         self.classes: Dict[str, ast.ClassDef] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self._inplace_attrs: Set[str] = set()
@@ -531,6 +539,8 @@ class _Analysis:
                     # self.act means a different module in every class.
                     name = f"{cls.name}.{name}"
                 self.module_ctor[name] = last
+                if any(q.startswith("torch.nn.") for q in self.m.qualified_names(assign.value.func)):
+                    self.torch_module_ctor[name] = last
                 if last == "Parameter":
                     self.parameters.add(name)
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
@@ -1016,6 +1026,7 @@ class _Walker:
             or binding.escaped
             or bool(aliases)
             or binding.view_of is not None
+            or binding.multi_view_of_name
             or self._has_views(binding)
             or (self.is_module and target in self.a.m.names_in_functions())
         )
@@ -1031,6 +1042,12 @@ class _Walker:
         # (``b * w``) is checked by backward whether or not it requires grad itself.
         if self._saved(binding) and (binding.grad or binding.kind == "fresh") and self._backward_follows(index):
             return "saved", f"autograd saved it as {binding.saved} for backward", None
+        if binding.multi_view is not None and binding.grad and self._backward_follows(index):
+            return (
+                "multi-view",
+                f"it is one of the views `{binding.multi_view}` returned, and autograd refuses an in-place write to those",
+                None,
+            )
         if binding.view_of is not None:
             base = self._base(binding)
             if base is not None and (base.ident, False) not in self.reported:
@@ -1303,6 +1320,45 @@ class _Walker:
                 result = self._value(value)
                 for name in stored_names(target):
                     self.state[name] = _Binding("value", result.tensor, result.grad, self.new_id())
+                self._bind_tuple_elements(target, value)
+
+    def _bind_tuple_elements(self, target: Union[ast.Tuple, ast.List], value: ast.expr) -> None:
+        """What the model knows about single elements of an unpacked result: the first element of
+        a recurrent module's ``(output, hidden)``, which its backward reads; the views a
+        multi-view op (``x.chunk(2)``) returns, which autograd forbids writing in place."""
+        if not isinstance(value, ast.Call):
+            return
+        elements = target.elts
+        first = elements[0] if elements else None
+        spelled = dotted(value.func)
+        ctor = self.a.torch_module_ctor.get(self._key(spelled) or "") if spelled is not None else None
+        if ctor in FIRST_OUTPUT_SAVING_MODULES and isinstance(first, ast.Name):
+            self.state[first.id] = _Binding(
+                "value", True, True, self.new_id(), saved=f"the output of `{spelled}` ({ctor})"
+            )
+            return
+        split = self._multi_view_call(value)
+        if split is None or any(isinstance(e, ast.Starred) for e in elements):
+            return
+        op, receiver = split
+        for element in elements:
+            if isinstance(element, ast.Name):
+                self.state[element.id] = _Binding(
+                    "value", True, True, self.new_id(), multi_view=op, multi_view_of_name=isinstance(receiver, ast.Name)
+                )
+
+    def _multi_view_call(self, call: ast.Call) -> Optional[Tuple[str, ast.expr]]:
+        """``x.chunk(2)`` / ``torch.split(x, 3)`` on a tensor that requires grad: the op and its tensor."""
+        func = call.func
+        qname = self._torch_name(func)
+        if qname is not None:
+            space, _, name = qname.rpartition(".")
+            if space == "torch" and name in MULTI_VIEW_OPS and call.args and self._grad(call.args[0]):
+                return name, call.args[0]
+            return None
+        if isinstance(func, ast.Attribute) and func.attr in MULTI_VIEW_OPS and self._grad(func.value):
+            return func.attr, func.value
+        return None
 
     def _value(self, expr: ast.AST) -> _Binding:
         """A binding describing what ``expr`` evaluates to."""

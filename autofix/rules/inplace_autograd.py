@@ -157,7 +157,7 @@ class InplaceRule(Rule):
 
     def _fix(self, event: _Found) -> Optional[Fix]:
         # Leaves, views and aliases need a decision, not a rewrite.
-        if event.reason not in ("argument", "saved") or event.aliases_read:
+        if event.reason not in ("argument", "saved", "multi-view") or event.aliases_read:
             return None
         edits = self._edits(event)
         if edits is None:
