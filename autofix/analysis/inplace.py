@@ -1323,29 +1323,32 @@ class _Walker:
                 self._bind_tuple_elements(target, value)
 
     def _bind_tuple_elements(self, target: Union[ast.Tuple, ast.List], value: ast.expr) -> None:
-        """What the model knows about single elements of an unpacked result: the first element of
-        a recurrent module's ``(output, hidden)``, which its backward reads; the views a
-        multi-view op (``x.chunk(2)``) returns, which autograd forbids writing in place."""
+        """Bind the names of an unpacked call result the model knows element by element."""
         if not isinstance(value, ast.Call):
             return
-        elements = target.elts
-        first = elements[0] if elements else None
-        spelled = dotted(value.func)
-        ctor = self.a.torch_module_ctor.get(self._key(spelled) or "") if spelled is not None else None
-        if ctor in FIRST_OUTPUT_SAVING_MODULES and isinstance(first, ast.Name):
-            self.state[first.id] = _Binding(
-                "value", True, True, self.new_id(), saved=f"the output of `{spelled}` ({ctor})"
-            )
-            return
-        split = self._multi_view_call(value)
-        if split is None or any(isinstance(e, ast.Starred) for e in elements):
-            return
-        op, receiver = split
-        for element in elements:
+        for position, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                return  # later positions are unknown
             if isinstance(element, ast.Name):
-                self.state[element.id] = _Binding(
-                    "value", True, True, self.new_id(), multi_view=op, multi_view_of_name=isinstance(receiver, ast.Name)
-                )
+                known = self._element_of(value, position)
+                if known is not None:
+                    self.state[element.id] = known
+
+    def _element_of(self, call: ast.Call, position: int) -> Optional[_Binding]:
+        """What the model knows about element ``position`` of ``call``'s tuple result: the first
+        element of a recurrent module's ``(output, hidden)``, which its backward reads; any of the
+        views a multi-view op (``x.chunk(2)``) returns, which autograd forbids writing in place."""
+        spelled = dotted(call.func)
+        ctor = self.a.torch_module_ctor.get(self._key(spelled) or "") if spelled is not None else None
+        if ctor in FIRST_OUTPUT_SAVING_MODULES:
+            if position != 0:
+                return None
+            return _Binding("value", True, True, self.new_id(), saved=f"the output of `{spelled}` ({ctor})")
+        split = self._multi_view_call(call)
+        if split is None:
+            return None
+        op, receiver = split
+        return _Binding("value", True, True, self.new_id(), multi_view=op, multi_view_of_name=isinstance(receiver, ast.Name))
 
     def _multi_view_call(self, call: ast.Call) -> Optional[Tuple[str, ast.expr]]:
         """``x.chunk(2)`` / ``torch.split(x, 3)`` on a tensor that requires grad: the op and its tensor."""
@@ -1373,6 +1376,11 @@ class _Walker:
             return _Binding("attr", parameter, parameter, fresh_id)
         if isinstance(expr, ast.Subscript):
             base = expr.value
+            index = expr.slice
+            if isinstance(base, ast.Call) and isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0:
+                known = self._element_of(base, index.value)  # ``self.lstm(x)[0]``, ``x.chunk(2)[1]``
+                if known is not None:
+                    return known
             if isinstance(base, ast.Name) and base.id in self.state:
                 source = self.state[base.id]
                 if source.tensor and _basic_index(expr):
