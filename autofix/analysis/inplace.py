@@ -1290,6 +1290,15 @@ class _Walker:
         leafy = isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters"
         for name in stored_names(node.target):
             self.state[name] = _Binding("value", leafy, False, self.new_id())
+        # ``for part in x.chunk(3)`` / ``for i, part in enumerate(x.split(2))``: each part is one of the views.
+        target = node.target
+        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and len(iterated.args) == 1:
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                iterated, target = iterated.args[0], target.elts[1]
+        if isinstance(target, ast.Name) and isinstance(iterated, ast.Call):
+            part = self._multi_view_part(iterated)
+            if part is not None:
+                self.state[target.id] = part
 
     def _unbind(self, target: ast.AST) -> None:
         for name in stored_names(target):
@@ -1344,6 +1353,10 @@ class _Walker:
             if position != 0:
                 return None
             return _Binding("value", True, True, self.new_id(), saved=f"the output of `{spelled}` ({ctor})")
+        return self._multi_view_part(call)
+
+    def _multi_view_part(self, call: ast.Call) -> Optional[_Binding]:
+        """One of the views ``call`` returns when it is a multi-view op on a tensor that requires grad."""
         split = self._multi_view_call(call)
         if split is None:
             return None
