@@ -421,6 +421,10 @@ class _Analysis:
         #: (class, ``self.<attr>``) -> what the model says saved that module's output
         self._outputs: Dict[Tuple[int, str], Optional[str]] = {}
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
+        #: ``Class.self.<attr>`` bound to ``nn.Parameter(t)`` that requires grad (no requires_grad argument)
+        self.trainable_parameters: Set[str] = set()
+        #: the module sets ``requires_grad`` somewhere (freezing): which parameters require grad is unknown
+        self.sets_requires_grad = False
         self.class_names: Set[str] = set()
         self.mutating: Dict[int, Dict[str, int]] = {}
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
@@ -543,9 +547,17 @@ class _Analysis:
                     self.torch_module_ctor[name] = last
                 if last == "Parameter":
                     self.parameters.add(name)
+                    plain = len(assign.value.args) == 1 and not assign.value.keywords
+                    if cls is not None and name.startswith(f"{cls.name}.self.") and plain:
+                        self.trainable_parameters.add(name)
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
+        self.sets_requires_grad = any(_sets_requires_grad(n) for n in ast.walk(self.tree))
+
+    def trainable_parameter(self, key: Optional[str]) -> bool:
+        """Is ``key`` (``Class.self.<attr>``) an ``nn.Parameter`` that surely requires grad?"""
+        return key is not None and key in self.trainable_parameters and not self.sets_requires_grad
 
     def _excluded(self, func: FunctionAst) -> bool:
         if INIT_NAME.search(func.name):
@@ -832,6 +844,12 @@ class _Walker:
 
     # ---- finding in-place ops
 
+    def _parameter_attribute(self, expr: ast.AST) -> bool:
+        """``self.<attr>`` naming a trainable ``nn.Parameter`` of the class this method belongs to."""
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+            return False
+        return self.a.trainable_parameter(self._key(dotted(expr)))
+
     def _inplace_ops(self, node: ast.AST) -> List[Tuple[ast.AST, str, str]]:
         """(op node, form, target name) for every in-place write in ``node``."""
         key = (id(node), id(self.scope.node))
@@ -843,6 +861,8 @@ class _Walker:
     def _find_inplace_ops(self, node: ast.AST) -> Iterator[Tuple[ast.AST, str, str]]:
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             yield node, "augassign", node.target.id
+        if isinstance(node, ast.AugAssign) and self._parameter_attribute(node.target):
+            yield node, "augassign", dotted(node.target) or ""
         if isinstance(node, (ast.AugAssign, ast.Assign)):
             targets = [node.target] if isinstance(node, ast.AugAssign) else node.targets
             for target in targets:
@@ -896,6 +916,8 @@ class _Walker:
                     receiver = receiver.func.value
                 if isinstance(receiver, ast.Name):
                     yield call, "method", receiver.id
+                elif self._parameter_attribute(receiver):
+                    yield call, "method", dotted(receiver) or ""
                 elif _slice_of_name(receiver):
                     # ``out[:, :, i].add_(y)``: a view, so the write lands in ``out`` itself.
                     yield call, "slice", receiver.value.id  # type: ignore[attr-defined]
@@ -991,6 +1013,13 @@ class _Walker:
         if target in self.skip_names or target == "self":
             return
         binding = self.state.get(target)
+        if binding is None and target.startswith("self."):
+            # ``self.log_std.exp_()`` in a method: autograd refuses any in-place op on a leaf that
+            # requires grad while grad mode is on.
+            if self._backward_follows(index):
+                detail = "it is an `nn.Parameter` of this module, a leaf tensor that requires grad"
+                self._emit(index, unit, op, form, target, "leaf", detail, False)
+            return
         if binding is None:
             # Only writes that read their own gradient prove a leaf: p -= lr * p.grad.
             if _reads_grad_of(op, target):
@@ -1560,6 +1589,18 @@ def _mentions_inplace(expr: ast.AST) -> bool:
             return True
         if kind is ast.keyword and n.arg is not None and "inplace" in n.arg.lower():  # type: ignore[attr-defined]
             return True
+    return False
+
+
+def _sets_requires_grad(node: ast.AST) -> bool:
+    """``p.requires_grad = …``, ``p.requires_grad_(False)``, ``requires_grad_(flag)``: code that freezes."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in targets)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_":
+        return bool(node.args or node.keywords) and not (
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value is True
+        )
     return False
 
 
