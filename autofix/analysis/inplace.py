@@ -1342,6 +1342,10 @@ class _Walker:
         for expr in self.a.local(node):
             if isinstance(expr, ast.NamedExpr) and isinstance(expr.target, ast.Name):
                 self.state[expr.target.id] = self._value(expr.value)
+        flagged = _requires_grad_flagged(node)
+        if flagged is not None:
+            self._make_leaf(flagged)
+            return
         targets: List[ast.expr]
         if isinstance(node, ast.AnnAssign) and node.value is not None:
             targets = [node.target]
@@ -1359,6 +1363,13 @@ class _Walker:
                 for name in stored_names(target):
                     self.state[name] = _Binding("value", result.tensor, result.grad, self.new_id())
                 self._bind_tuple_elements(target, value)
+
+    def _make_leaf(self, name: str) -> None:
+        """``w.requires_grad = True`` / ``w.requires_grad_()`` on a tensor that does not require grad:
+        such a tensor is a leaf, so it becomes a leaf that requires grad."""
+        binding = self.state.get(name)
+        if binding is not None and binding.tensor and not binding.grad and binding.kind != "attr":
+            self.state[name] = _Binding("leaf", True, True, binding.ident)
 
     def _bind_tuple_elements(self, target: Union[ast.Tuple, ast.List], value: ast.expr) -> None:
         """Bind the names of an unpacked call result the model knows element by element."""
@@ -1590,6 +1601,29 @@ def _mentions_inplace(expr: ast.AST) -> bool:
         if kind is ast.keyword and n.arg is not None and "inplace" in n.arg.lower():  # type: ignore[attr-defined]
             return True
     return False
+
+
+def _requires_grad_flagged(node: ast.AST) -> Optional[str]:
+    """The name a statement ``name.requires_grad = True`` or ``name.requires_grad_()`` flags."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is True
+        ):
+            return target.value.id
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "requires_grad_" and isinstance(func.value, ast.Name):
+            plain = not call.args and not call.keywords
+            true = len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and call.args[0].value is True
+            if plain or true:
+                return func.value.id
+    return None
 
 
 def _sets_requires_grad(node: ast.AST) -> bool:
