@@ -44,8 +44,10 @@ from autofix.model.vocabulary import (
     FACTORIES,
     FRESH_METHODS,
     GRAD_DISABLING_CONTEXTS,
+    FIRST_OUTPUT_SAVING_MODULES,
     INIT_NAME,
     LIBRARIES,
+    MULTI_VIEW_OPS,
     NON_TENSOR_BUILTINS,
     OUTPUT_SAVING_MODULES,
     SAVES_INPUT,
@@ -162,6 +164,10 @@ class _Binding:
     #: ``self.<attr>`` whose call produced the value: what saved its output is asked of the
     #: program model only when a write or a save needs ``saved`` (it may read other files)
     output_of: Optional[str] = None
+    #: one of the views a multi-view op (``chunk``, ``split``, ``unbind``) returned: the op's name
+    multi_view: Optional[str] = None
+    #: ... and whether that op's receiver has a name (the write would reach a tensor read elsewhere)
+    multi_view_of_name: bool = False
 
 
 @dataclass
@@ -410,12 +416,18 @@ class _Analysis:
         self.module_ctor: Dict[str, str] = {}  # dotted target -> constructor's last name
         #: dotted target -> every constructor call assigned to it
         self.ctor_calls: Dict[str, List[ast.Call]] = {}
+        #: dotted targets bound to a ``torch.nn`` module by qualified name -> its last name
+        self.torch_module_ctor: Dict[str, str] = {}
         self.classes: Dict[str, ast.ClassDef] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self._inplace_attrs: Set[str] = set()
         #: (class, ``self.<attr>``) -> what the model says saved that module's output
         self._outputs: Dict[Tuple[int, str], Optional[str]] = {}
         self.parameters: Set[str] = set()  # dotted targets bound to nn.Parameter(...)
+        #: ``Class.self.<attr>`` bound to ``nn.Parameter(t)`` that requires grad (no requires_grad argument)
+        self.trainable_parameters: Set[str] = set()
+        #: the module sets ``requires_grad`` somewhere (freezing): which parameters require grad is unknown
+        self.sets_requires_grad = False
         self.class_names: Set[str] = set()
         self.mutating: Dict[int, Dict[str, int]] = {}
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
@@ -535,11 +547,21 @@ class _Analysis:
                     name = f"{cls.name}.{name}"
                 self.module_ctor[name] = last
                 self.ctor_calls.setdefault(name, []).append(assign.value)
+                if any(q.startswith("torch.nn.") for q in self.m.qualified_names(assign.value.func)):
+                    self.torch_module_ctor[name] = last
                 if last == "Parameter":
                     self.parameters.add(name)
+                    plain = len(assign.value.args) == 1 and not assign.value.keywords
+                    if cls is not None and name.startswith(f"{cls.name}.self.") and plain:
+                        self.trainable_parameters.add(name)
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
+        self.sets_requires_grad = any(_sets_requires_grad(n) for n in ast.walk(self.tree))
+
+    def trainable_parameter(self, key: Optional[str]) -> bool:
+        """Is ``key`` (``Class.self.<attr>``) an ``nn.Parameter`` that surely requires grad?"""
+        return key is not None and key in self.trainable_parameters and not self.sets_requires_grad
 
     def _excluded(self, func: FunctionAst) -> bool:
         if INIT_NAME.search(func.name):
@@ -835,6 +857,12 @@ class _Walker:
 
     # ---- finding in-place ops
 
+    def _parameter_attribute(self, expr: ast.AST) -> bool:
+        """``self.<attr>`` naming a trainable ``nn.Parameter`` of the class this method belongs to."""
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+            return False
+        return self.a.trainable_parameter(self._key(dotted(expr)))
+
     def _inplace_ops(self, node: ast.AST) -> List[Tuple[ast.AST, str, str]]:
         """(op node, form, target name) for every in-place write in ``node``."""
         key = (id(node), id(self.scope.node))
@@ -846,6 +874,8 @@ class _Walker:
     def _find_inplace_ops(self, node: ast.AST) -> Iterator[Tuple[ast.AST, str, str]]:
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             yield node, "augassign", node.target.id
+        if isinstance(node, ast.AugAssign) and self._parameter_attribute(node.target):
+            yield node, "augassign", dotted(node.target) or ""
         if isinstance(node, (ast.AugAssign, ast.Assign)):
             targets = [node.target] if isinstance(node, ast.AugAssign) else node.targets
             for target in targets:
@@ -899,6 +929,8 @@ class _Walker:
                     receiver = receiver.func.value
                 if isinstance(receiver, ast.Name):
                     yield call, "method", receiver.id
+                elif self._parameter_attribute(receiver):
+                    yield call, "method", dotted(receiver) or ""
                 elif _slice_of_name(receiver):
                     # ``out[:, :, i].add_(y)``: a view, so the write lands in ``out`` itself.
                     yield call, "slice", receiver.value.id  # type: ignore[attr-defined]
@@ -994,6 +1026,13 @@ class _Walker:
         if target in self.skip_names or target == "self":
             return
         binding = self.state.get(target)
+        if binding is None and target.startswith("self."):
+            # ``self.log_std.exp_()`` in a method: autograd refuses any in-place op on a leaf that
+            # requires grad while grad mode is on.
+            if self._backward_follows(index):
+                detail = "it is an `nn.Parameter` of this module, a leaf tensor that requires grad"
+                self._emit(index, unit, op, form, target, "leaf", detail, False)
+            return
         if binding is None:
             # Only writes that read their own gradient prove a leaf: p -= lr * p.grad.
             if _reads_grad_of(op, target):
@@ -1029,6 +1068,7 @@ class _Walker:
             or binding.escaped
             or bool(aliases)
             or binding.view_of is not None
+            or binding.multi_view_of_name
             or self._has_views(binding)
             or (self.is_module and target in self.a.m.names_in_functions())
         )
@@ -1044,6 +1084,12 @@ class _Walker:
         # (``b * w``) is checked by backward whether or not it requires grad itself.
         if self._saved(binding) and (binding.grad or binding.kind == "fresh") and self._backward_follows(index):
             return "saved", f"autograd saved it as {binding.saved} for backward", None
+        if binding.multi_view is not None and binding.grad and self._backward_follows(index):
+            return (
+                "multi-view",
+                f"it is one of the views `{binding.multi_view}` returned, and autograd refuses an in-place write to those",
+                None,
+            )
         if binding.view_of is not None:
             base = self._base(binding)
             if base is not None and (base.ident, False) not in self.reported:
@@ -1288,6 +1334,15 @@ class _Walker:
         leafy = isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "parameters"
         for name in stored_names(node.target):
             self.state[name] = _Binding("value", leafy, False, self.new_id())
+        # ``for part in x.chunk(3)`` / ``for i, part in enumerate(x.split(2))``: each part is one of the views.
+        target = node.target
+        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and len(iterated.args) == 1:
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                iterated, target = iterated.args[0], target.elts[1]
+        if isinstance(target, ast.Name) and isinstance(iterated, ast.Call):
+            part = self._multi_view_part(iterated)
+            if part is not None:
+                self.state[target.id] = part
 
     def _unbind(self, target: ast.AST) -> None:
         for name in stored_names(target):
@@ -1302,6 +1357,10 @@ class _Walker:
         for expr in self.a.local(node):
             if isinstance(expr, ast.NamedExpr) and isinstance(expr.target, ast.Name):
                 self.state[expr.target.id] = self._value(expr.value)
+        flagged = _requires_grad_flagged(node)
+        if flagged is not None:
+            self._make_leaf(flagged)
+            return
         targets: List[ast.expr]
         if isinstance(node, ast.AnnAssign) and node.value is not None:
             targets = [node.target]
@@ -1318,6 +1377,59 @@ class _Walker:
                 result = self._value(value)
                 for name in stored_names(target):
                     self.state[name] = _Binding("value", result.tensor, result.grad, self.new_id())
+                self._bind_tuple_elements(target, value)
+
+    def _make_leaf(self, name: str) -> None:
+        """``w.requires_grad = True`` / ``w.requires_grad_()`` on a tensor that does not require grad:
+        such a tensor is a leaf, so it becomes a leaf that requires grad."""
+        binding = self.state.get(name)
+        if binding is not None and binding.tensor and not binding.grad and binding.kind != "attr":
+            self.state[name] = _Binding("leaf", True, True, binding.ident)
+
+    def _bind_tuple_elements(self, target: Union[ast.Tuple, ast.List], value: ast.expr) -> None:
+        """Bind the names of an unpacked call result the model knows element by element."""
+        if not isinstance(value, ast.Call):
+            return
+        for position, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                return  # later positions are unknown
+            if isinstance(element, ast.Name):
+                known = self._element_of(value, position)
+                if known is not None:
+                    self.state[element.id] = known
+
+    def _element_of(self, call: ast.Call, position: int) -> Optional[_Binding]:
+        """What the model knows about element ``position`` of ``call``'s tuple result: the first
+        element of a recurrent module's ``(output, hidden)``, which its backward reads; any of the
+        views a multi-view op (``x.chunk(2)``) returns, which autograd forbids writing in place."""
+        spelled = dotted(call.func)
+        ctor = self.a.torch_module_ctor.get(self._key(spelled) or "") if spelled is not None else None
+        if ctor in FIRST_OUTPUT_SAVING_MODULES:
+            if position != 0:
+                return None
+            return _Binding("value", True, True, self.new_id(), saved=f"the output of `{spelled}` ({ctor})")
+        return self._multi_view_part(call)
+
+    def _multi_view_part(self, call: ast.Call) -> Optional[_Binding]:
+        """One of the views ``call`` returns when it is a multi-view op on a tensor that requires grad."""
+        split = self._multi_view_call(call)
+        if split is None:
+            return None
+        op, receiver = split
+        return _Binding("value", True, True, self.new_id(), multi_view=op, multi_view_of_name=isinstance(receiver, ast.Name))
+
+    def _multi_view_call(self, call: ast.Call) -> Optional[Tuple[str, ast.expr]]:
+        """``x.chunk(2)`` / ``torch.split(x, 3)`` on a tensor that requires grad: the op and its tensor."""
+        func = call.func
+        qname = self._torch_name(func)
+        if qname is not None:
+            space, _, name = qname.rpartition(".")
+            if space == "torch" and name in MULTI_VIEW_OPS and call.args and self._grad(call.args[0]):
+                return name, call.args[0]
+            return None
+        if isinstance(func, ast.Attribute) and func.attr in MULTI_VIEW_OPS and self._grad(func.value):
+            return func.attr, func.value
+        return None
 
     def _value(self, expr: ast.AST) -> _Binding:
         """A binding describing what ``expr`` evaluates to."""
@@ -1332,6 +1444,11 @@ class _Walker:
             return _Binding("attr", parameter, parameter, fresh_id)
         if isinstance(expr, ast.Subscript):
             base = expr.value
+            index = expr.slice
+            if isinstance(base, ast.Call) and isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0:
+                known = self._element_of(base, index.value)  # ``self.lstm(x)[0]``, ``x.chunk(2)[1]``
+                if known is not None:
+                    return known
             if isinstance(base, ast.Name) and base.id in self.state:
                 source = self.state[base.id]
                 if source.tensor and _basic_index(expr):
@@ -1498,6 +1615,41 @@ def _mentions_inplace(expr: ast.AST) -> bool:
             return True
         if kind is ast.keyword and n.arg is not None and "inplace" in n.arg.lower():  # type: ignore[attr-defined]
             return True
+    return False
+
+
+def _requires_grad_flagged(node: ast.AST) -> Optional[str]:
+    """The name a statement ``name.requires_grad = True`` or ``name.requires_grad_()`` flags."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is True
+        ):
+            return target.value.id
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "requires_grad_" and isinstance(func.value, ast.Name):
+            plain = not call.args and not call.keywords
+            true = len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and call.args[0].value is True
+            if plain or true:
+                return func.value.id
+    return None
+
+
+def _sets_requires_grad(node: ast.AST) -> bool:
+    """``p.requires_grad = …``, ``p.requires_grad_(False)``, ``requires_grad_(flag)``: code that freezes."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in targets)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_":
+        return bool(node.args or node.keywords) and not (
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value is True
+        )
     return False
 
 

@@ -134,10 +134,12 @@ TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
     }
 )
 
+#: Ops that return several views of one tensor: autograd refuses any in-place write to one of
+#: them while their base requires grad ("Output 0 of SplitBackward0 is a view and is being
+#: modified inplace. This view is the output of a function that returns multiple views").
+MULTI_VIEW_OPS: FrozenSet[str] = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
 #: Tensor methods and ``torch`` functions whose result is a tuple of tensors, not one tensor.
-TUPLE_RESULT_OPS: FrozenSet[str] = frozenset(
-    {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid", "broadcast_tensors"}
-)
+TUPLE_RESULT_OPS: FrozenSet[str] = MULTI_VIEW_OPS | {"meshgrid", "broadcast_tensors"}
 #: ... and those whose result is a (named) tuple when given a dimension or always.
 MAYBE_TUPLE_RESULT_OPS: FrozenSet[str] = frozenset(
     {
@@ -221,6 +223,11 @@ SAVES_OUTPUT: FrozenSet[str] = frozenset(
 OUTPUT_SAVING_MODULES: Dict[str, str] = {
     "ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax", "LogSoftmax": "log_softmax",
 }
+#: ``torch.nn`` recurrent modules: they return ``(output, hidden)``, and their backward reads
+#: ``output`` (cuDNN's RNN backward takes the layer output for every cell type; on the CPU the
+#: oneDNN LSTM layer saves it too), so an in-place write to the first element breaks backward.
+#: The hidden state is not saved.
+FIRST_OUTPUT_SAVING_MODULES: Dict[str, str] = {"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
 
 
 def method_effect(name: str) -> Effect:

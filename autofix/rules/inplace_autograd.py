@@ -157,7 +157,7 @@ class InplaceRule(Rule):
 
     def _fix(self, event: _Found) -> Optional[Fix]:
         # Leaves, views and aliases need a decision, not a rewrite.
-        if event.reason not in ("argument", "saved") or event.aliases_read:
+        if event.reason not in ("argument", "saved", "multi-view") or event.aliases_read:
             return None
         edits = self._edits(event)
         if edits is None:
@@ -351,6 +351,16 @@ class InplaceAutograd(InplaceRule):
     constructor changes every use of the module; a write inside a helper is
     reported at the call without a fix, since the cure is in the helper.
     Every finding without a fix says why at the end of its message.
+
+    The views `chunk`, `split` and `unbind` return are one more case: autograd
+    refuses any in-place write to them while their base requires grad, so
+    `mean, log_std = head(x).chunk(2, -1); log_std.clamp_(-5, 2)` is fixed to
+    `log_std = log_std.clamp(-5, 2)` (unsafe when the chunked tensor has a name,
+    since the base no longer changes). A recurrent module's sequence output
+    (`out, _ = self.lstm(x)`, `self.lstm(x)[0]`) is saved by its backward;
+    its final hidden state is not. An `nn.Parameter` of the module and a tensor
+    flagged with `requires_grad = True` are leaves: in-place ops on them outside
+    `torch.no_grad()` are reported without a fix.
 
     In-place ops are recognised by torch's own naming (a table generated from
     `torch.Tensor`, `torch` and `torch.nn.functional`); what autograd saves is

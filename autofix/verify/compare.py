@@ -19,6 +19,8 @@ GRAPH_FREED = "Trying to backward through the graph a second time"
 _INPLACE = (
     "modified by an inplace operation",
     "is being used in an in-place operation",
+    # an in-place write to one of the views ``chunk``/``split``/``unbind`` returned
+    "This view is the output of a function that returns multiple views",
 )
 
 # (rtol, atol) per dtype on CPU; torch.testing's defaults, float64 kept tight.
