@@ -56,7 +56,7 @@ from autofix.model.vocabulary import (
     VIEW_METHODS,
 )
 from autofix.model.returned import stored_names, tests_training
-from autofix.model.summaries import dotted, is_true, keyword_value
+from autofix.model.summaries import dotted, function_header, is_true, keyword_value
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(
@@ -436,6 +436,7 @@ class _Analysis:
         self._writes_memo: Dict[int, bool] = {}
         # Each statement is searched several times (writes, saves, escapes, backward calls).
         self._local: Dict[int, List[ast.AST]] = {}
+        self._bound: Dict[int, Set[str]] = {}
         self._calls: Dict[int, List[ast.Call]] = {}
         self._own_calls: Dict[int, List[ast.Call]] = {}
         #: per unit: does it call backward; per (unit, scope): its in-place writes (neither depends on bindings)
@@ -454,6 +455,15 @@ class _Analysis:
         found = self._local.get(id(node))
         if found is None:
             found = self._local[id(node)] = _walk(node)
+        return found
+
+    def bound_names(self, node: ast.AST) -> Set[str]:
+        """The names ``node``'s own body binds (assigns, loops over, imports, ``with … as``), memoised."""
+        found = self._bound.get(id(node))
+        if found is None:
+            found = self._bound[id(node)] = {
+                n.id for n in self.local(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
         return found
 
     def calls(self, node: ast.AST) -> List[ast.Call]:
@@ -989,13 +999,15 @@ class _Walker:
         model = self.a.model
         node = self.scope.node
         if isinstance(node, ast.Module):
-            qualname = "<module>"
+            caller = model.function("<module>")
+            target = model.callee(caller, spelled) if caller is not None else None
         else:
             qualname = f"{self.scope.cls.name}.{node.name}" if self.scope.cls is not None else node.name
-        caller = model.function(qualname)
-        if caller is None:
-            return None
-        written = model.call_writes(model.callee(caller, spelled), caller.module)
+            if qualname not in model.summary.functions:
+                return None
+            header = function_header(node, qualname, self.scope.cls.name if self.scope.cls is not None else None, model.summary.name)
+            target = model.callee_of(header, spelled, self.a.bound_names(node))
+        written = model.call_writes(target, model.summary.name)
         return set(written) if written else None
 
     def _module_forward(self, call: ast.Call) -> Optional[FunctionAst]:

@@ -16,7 +16,7 @@ import re
 import threading
 from pathlib import Path
 import contextlib
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+from typing import AbstractSet, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.types import FIND_PROJECT
 from autofix.model.vocabulary import OUTPUT_SAVING_MODULES
@@ -1031,6 +1031,20 @@ class ModuleModel:
         if isinstance(found, ClassSummary):
             return None
         return found
+
+    def callee_of(self, header: FunctionSummary, spelled: str, bound: AbstractSet[str]) -> Optional[Definition]:
+        """:meth:`callee` for a function of this module known by its ``def`` line (``header``, see
+        :func:`function_header`), given every name its body binds (``bound``).
+
+        The body's summary is read only when the call may be on one of its locals (``meter.update``
+        where ``meter = AverageMeter()``, ``meters[k].update``): the answer for ``self.block``,
+        ``helper``, ``utils.helper`` or ``torch.cat`` depends on nothing else in the body.
+        """
+        head, dot, _ = spelled.partition(".")
+        if head.endswith("[]") or (dot and head in bound):
+            caller = self.function(header.qualname)
+            return self.callee(caller, spelled) if caller is not None else None
+        return self.callee(header, spelled)
 
     def callee(self, caller: FunctionSummary, spelled: str) -> Optional[Definition]:
         """What a call spelled ``spelled`` inside ``caller`` runs, when the project defines it.

@@ -827,6 +827,24 @@ def _is_none_test(node: ast.Compare) -> bool:
     )
 
 
+def function_header(node: FunctionNode, qualname: str, class_name: Optional[str], module: str) -> FunctionSummary:
+    """What the ``def`` line alone tells of a function (its name, parameters, class, decorators): the
+    summary before its body is read, for questions that need no more."""
+    args = node.args
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if args.vararg:
+        params.append(args.vararg.arg)
+    params.extend(a.arg for a in args.kwonlyargs)
+    if args.kwarg:
+        params.append(args.kwarg.arg)
+    header = FunctionSummary(
+        node.name, qualname, tuple(params), node.lineno, class_name, module, node.end_lineno or node.lineno,
+        tuple(_decorator_names(node)),
+    )
+    header.var_keyword = args.kwarg.arg if args.kwarg else None
+    return header
+
+
 class _FunctionReader:
     """One pass over a function's own body, in source order."""
 
@@ -834,20 +852,10 @@ class _FunctionReader:
         self, node: FunctionNode, qualname: str, class_name: Optional[str], module: ModuleSummary,
         cls: Optional[ClassSummary] = None,
     ) -> None:
-        args = node.args
-        params = [a.arg for a in (*args.posonlyargs, *args.args)]
-        if args.vararg:
-            params.append(args.vararg.arg)
-        params.extend(a.arg for a in args.kwonlyargs)
-        if args.kwarg:
-            params.append(args.kwarg.arg)
         self.node = node
         self.module = module
-        self.summary = FunctionSummary(
-            node.name, qualname, tuple(params), node.lineno, class_name, module.name, node.end_lineno or node.lineno,
-            tuple(_decorator_names(node)),
-        )
-        self.summary.var_keyword = args.kwarg.arg if args.kwarg else None
+        self.summary = function_header(node, qualname, class_name, module.name)
+        params = list(self.summary.params)
         self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
         own = set(params) - {self.self_name}
         self.own_params = frozenset(own)
