@@ -427,7 +427,7 @@ class _Analysis:
         #: ``Class.self.<attr>`` bound to ``nn.Parameter(t)`` that requires grad (no requires_grad argument)
         self.trainable_parameters: Set[str] = set()
         #: the module sets ``requires_grad`` somewhere (freezing): which parameters require grad is unknown
-        self.sets_requires_grad = False
+        self._sets_requires_grad: Optional[bool] = None
         self.class_names: Set[str] = set()
         self.mutating: Dict[int, Dict[str, int]] = {}
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
@@ -567,11 +567,17 @@ class _Analysis:
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
-        self.sets_requires_grad = any(_sets_requires_grad(n) for n in ast.walk(self.tree))
 
     def trainable_parameter(self, key: Optional[str]) -> bool:
         """Is ``key`` (``Class.self.<attr>``) an ``nn.Parameter`` that surely requires grad?"""
         return key is not None and key in self.trainable_parameters and not self.sets_requires_grad
+
+    @property
+    def sets_requires_grad(self) -> bool:
+        """The module sets ``requires_grad`` somewhere (freezes or unfreezes): read once, when asked."""
+        if self._sets_requires_grad is None:
+            self._sets_requires_grad = any(_sets_requires_grad(n) for n in ast.walk(self.tree))
+        return self._sets_requires_grad
 
     def _excluded(self, func: FunctionAst) -> bool:
         if INIT_NAME.search(func.name):

@@ -19,6 +19,7 @@ class ModuleNodes:
         self.imports: List[Union[ast.Import, ast.ImportFrom]] = []
         self.assigns: List[ast.Assign] = []
         self.classes: List[ast.ClassDef] = []
+        self.functions: List[Union[ast.FunctionDef, ast.AsyncFunctionDef]] = []
         #: each def's (and the module's) own nodes: its body, not nested defs, classes or lambdas
         self.local: Dict[int, List[ast.AST]] = {id(tree): []}
         # (node, the list of the scope it belongs to, None outside any walked scope)
@@ -38,6 +39,7 @@ class ModuleNodes:
                 inner: Optional[List[ast.AST]] = self.local[id(node)]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 # Its body is its own; decorators, defaults and annotations belong to no walked scope.
+                self.functions.append(node)  # type: ignore[arg-type]
                 body = self.local[id(node)] = []
                 outside = [getattr(node, f, None) for f in node._fields if f != "body"]
                 stack.extend((child, None) for child in _flatten(outside))

@@ -23,6 +23,7 @@ from autofix.analysis.dataflow import (
 )
 from autofix.analysis.loops import children, iter_reads, target_names
 from autofix.analysis.names import dotted_name
+from autofix.model.nodes import nodes_of
 from autofix.rule import Fix, Replace, Rule
 from autofix.types import Applicability, Expectation
 
@@ -144,7 +145,8 @@ class GraphAccumulation(Rule):
         # A Lightning ``training_step`` (a Hugging Face ``compute_loss``) runs no backward itself:
         # the framework back-propagates the loss it returns.
         return screen.may_backpropagate(tree) or any(
-            isinstance(node, ast.FunctionDef) and node.name in ("training_step", "compute_loss") for node in ast.walk(tree)
+            isinstance(node, ast.FunctionDef) and node.name in ("training_step", "compute_loss")
+            for node in nodes_of(tree).functions
         )
 
     def check(self) -> None:
