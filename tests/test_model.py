@@ -1380,3 +1380,31 @@ def test_configured_block_only_pads_its_input():
     assert input_only_padded(block, calls[0])
     assert not input_only_padded(block, calls[1])  # the in-place activation reads the input first
     assert not input_only_padded(block, calls[2])  # ``act`` is not a constant: undecidable
+
+
+def test_every_element_of_a_returned_tuple_runs_the_modules_it_surely_comes_through():
+    summary = summarize(ast.parse(textwrap.dedent("""
+        def gan(d, g, real):
+            fake = g(noise())
+            on_fake = d(fake)
+            return softplus(on_fake) + softplus(-d(real)), softplus(-on_fake)
+
+        def vae_gan(d, g, real):
+            fake = g.forward(noise())
+            return softplus(d(fake)), mse(fake, real)
+
+        def detached(d, g, real):
+            fake = g(noise())
+            return d(fake.detach()), d(fake).detach()
+
+        def one(d, x):
+            return d(x)
+    """)))
+    runs = {name: summary.functions[name].every_element_runs for name in ("gan", "vae_gan", "detached", "one")}
+    # both losses of gan go through d's and g's forward; vae_gan's reconstruction never meets d
+    assert runs["gan"] == {"d", "g"}
+    assert runs["vae_gan"] == {"g"}
+    # a detached value carries no forward: the second element comes through nothing
+    assert runs["detached"] == set()
+    # not a tuple: nothing to unpack
+    assert runs["one"] == set()

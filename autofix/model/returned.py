@@ -12,7 +12,7 @@ import ast
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from autofix.model.inplace_ops import INPLACE_METHODS
-from autofix.model.vocabulary import SAVES_OUTPUT
+from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_METHODS, SAVES_OUTPUT
 
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -211,6 +211,23 @@ def returned_pass_through(
     Empty when some ``return`` is not a tuple literal (its length is not known), unless it is known
     to hand back one tensor (ids in ``tensor_returns``): that is no tuple a caller unpacks.
     """
+    bindings, returns = _bindings_and_returns(nodes)
+    found: Dict[int, List[Optional[PassThrough]]] = {}
+    for node in returns:
+        value = node.value
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            if value is None or isinstance(value, ast.Constant) and value.value is None or id(node) in tensor_returns:
+                continue
+            return {}
+        elements = [_pass_of(e, params, bindings, set()) for e in value.elts]
+        known = found.get(len(elements))
+        found[len(elements)] = elements if known is None else [_join_pass(a, b) for a, b in zip(known, elements)]
+    return {length: tuple(parts) for length, parts in found.items()}
+
+
+def _bindings_and_returns(nodes: Iterable[ast.AST]) -> Tuple[Dict[str, List[Optional[ast.expr]]], List[ast.Return]]:
+    """Every binding of each name (its value, None where not an expression: a loop target, an
+    import), and the ``return`` statements, read flow-insensitively."""
     bindings: Dict[str, List[Optional[ast.expr]]] = {}
     returns: List[ast.Return] = []
     for node in nodes:
@@ -231,17 +248,53 @@ def returned_pass_through(
             names = getattr(node, "names", None) or ([node.name] if isinstance(node, ast.ExceptHandler) and node.name else [])
             for name in names:
                 bindings.setdefault(name if isinstance(name, str) else (name.asname or name.name), []).append(None)
-    found: Dict[int, List[Optional[PassThrough]]] = {}
+    return bindings, returns
+
+
+def forwards_in_every_element(params: Sequence[str], nodes: Iterable[ast.AST]) -> FrozenSet[str]:
+    """The parameters whose forward pass (``d(x)``, ``d.forward(x)``) every element of every tuple
+    ``func`` returns is surely computed from: ``return d_loss, g_loss`` where both go through
+    ``d(fake)``. A step of that module's optimizer between two of the elements' backward calls
+    rewrites weights the later one's graph saved. Empty when a ``return`` is not a tuple literal.
+    """
+    bindings, returns = _bindings_and_returns(nodes)
+    found: Optional[FrozenSet[str]] = None
     for node in returns:
         value = node.value
-        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
-            if value is None or isinstance(value, ast.Constant) and value.value is None or id(node) in tensor_returns:
-                continue
-            return {}
-        elements = [_pass_of(e, params, bindings, set()) for e in value.elts]
-        known = found.get(len(elements))
-        found[len(elements)] = elements if known is None else [_join_pass(a, b) for a, b in zip(known, elements)]
-    return {length: tuple(parts) for length, parts in found.items()}
+        if not isinstance(value, ast.Tuple) or not value.elts or any(isinstance(e, ast.Starred) for e in value.elts):
+            return frozenset()
+        for element in value.elts:
+            runs = _runs(element, params, bindings, frozenset())
+            found = runs if found is None else found & runs
+    return found or frozenset()
+
+
+def _runs(
+    expr: Optional[ast.AST], params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], visiting: FrozenSet[str]
+) -> FrozenSet[str]:
+    """The parameters whose forward ``expr``'s value surely comes through (see :func:`forwards_in_every_element`)."""
+    if expr is None or isinstance(expr, (ast.Lambda, ast.Constant)):
+        return frozenset()
+    if isinstance(expr, ast.Name):
+        values = bindings.get(expr.id)
+        if not values or expr.id in visiting:
+            return frozenset()  # a parameter as given, a global, or a loop: nothing run here for sure
+        each = [_runs(v, params, bindings, visiting | {expr.id}) if v is not None else frozenset() for v in values]
+        return frozenset.intersection(*each)
+    if isinstance(expr, ast.Attribute) and expr.attr in CUT_ATTRIBUTES:
+        return frozenset()
+    found: FrozenSet[str] = frozenset()
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
+            return frozenset()
+        if isinstance(func, ast.Name) and func.id in params:
+            found = frozenset({func.id})
+        elif isinstance(func, ast.Attribute) and func.attr == "forward" and isinstance(func.value, ast.Name) and func.value.id in params:
+            found = frozenset({func.value.id})
+    for child in ast.iter_child_nodes(expr):
+        found |= _runs(child, params, bindings, visiting)
+    return found
 
 
 def _bind_pass(target: ast.expr, value: Optional[ast.expr], bindings: Dict[str, List[Optional[ast.expr]]]) -> None:

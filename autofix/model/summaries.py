@@ -56,7 +56,7 @@ from autofix.model.vocabulary import (
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.self_state import carried_attributes
 from autofix.model.lazy import LazyTable, Once, SourceTree
-from autofix.model.returned import PassThrough, forward_outputs, returned_pass_through
+from autofix.model.returned import PassThrough, forward_outputs, forwards_in_every_element, returned_pass_through
 
 WRAPPERS = ACCELERATORS | FABRICS
 
@@ -277,6 +277,9 @@ class FunctionSummary:
     #: per length of the returned tuple literals, per position: the params and callees the element
     #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
     returned_pass_through: Dict[int, Tuple[Optional[PassThrough], ...]] = field(default_factory=dict)
+    #: params whose forward every element of every returned tuple surely comes through
+    #: (:func:`~autofix.model.returned.forwards_in_every_element`)
+    every_element_runs: FrozenSet[str] = frozenset()
     #: params written in place (``p.add_(…)``, ``p[i] = …``, ``p += …``)
     inplace_params: Set[str] = field(default_factory=set)
     #: params detached (``p.detach()``, ``p.data``)
@@ -978,9 +981,10 @@ class _FunctionReader:
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
         if any(isinstance(value, ast.Tuple) for value in returns):
             packed = {a.arg for a in (self.node.args.vararg, self.node.args.kwarg) if a is not None}
-            self.summary.returned_pass_through = returned_pass_through(
-                [p for p in self.summary.params if p not in packed], _own_nodes(self.node), tensor_returns
-            )
+            own = list(_own_nodes(self.node))
+            unpacked = [p for p in self.summary.params if p not in packed]
+            self.summary.returned_pass_through = returned_pass_through(unpacked, own, tensor_returns)
+            self.summary.every_element_runs = forwards_in_every_element(unpacked, own)
         if returns and not self.summary.grad_disabled:
             # ``with torch.no_grad(): return self.invert(x)``: every value handed back was computed
             # with grad disabled.

@@ -425,6 +425,31 @@ class DoubleBackward(Rule):
         a, b = retrace.events[first], retrace.events[second]
         return not _forward_origins(self.context, retrace, a.origins & b.origins)
 
+    def _modules_run(self, trace: StepTrace, origins: Origins) -> Set[Optional[str]]:
+        """The modules whose forward passes made these graphs, as spelled where the step is: each
+        forward's callee (``self.D(fake)``), and the modules handed to a helper of the project that
+        every loss it returns surely comes through (``d_loss, g_loss = gan_losses(D, G, real)``,
+        both through ``D(...)``)."""
+        found: Set[Optional[str]] = set()
+        for origin in origins:
+            site = trace.sites.get(origin)
+            if site is None:
+                continue
+            name = dotted_name(site.call.func)
+            found.add(name)
+            helper = self.context.model.resolve_function(name) if name and "." not in name else None
+            if helper is None or helper.class_name is not None or not helper.every_element_runs:
+                continue
+            for position, argument in enumerate(site.call.args):
+                if argument.star:
+                    break
+                param = argument.keyword.value if argument.keyword is not None else (
+                    helper.params[position] if position < len(helper.params) else None
+                )
+                if param in helper.every_element_runs:
+                    found.add(dotted_name(argument.value))
+        return found
+
     def _report_stale(self, trace: StepTrace, backward: TraceEvent, before: List[TraceEvent], facts: OptimizerFacts) -> bool:
         """A loss back-propagated after an optimizer ``step()`` rewrote, in place, parameters of a
         module its graph ran through before that step (SAC's policy loss through the critics,
@@ -437,7 +462,7 @@ class DoubleBackward(Rule):
             stepped = facts.param_sources.get(step.target, set())
             stale = sorted(
                 o for o in origins
-                if o <= step.mark and o in trace.sites and dotted_name(trace.sites[o].call.func) in stepped
+                if o <= step.mark and self._modules_run(trace, frozenset((o,))) & stepped
             )
             if not stale:
                 continue
@@ -456,7 +481,7 @@ class DoubleBackward(Rule):
     def _report_shared(self, trace: StepTrace, first: TraceEvent, second: TraceEvent, shared: Origins, between: List[TraceEvent], facts: OptimizerFacts) -> bool:
         assert first.call is not None and second.call is not None
         steps = [e for e in between if e.kind == "step"]
-        modules = {dotted_name(trace.sites[o].call.func) for o in shared if o in trace.sites}
+        modules = self._modules_run(trace, shared)
         source = self._origin_text(trace, shared)
         earlier = f"`{self.context.code_for(first.call).strip()}`{self._where(first, second)}"
         later = self._tensor_text(second.call)
@@ -469,7 +494,7 @@ class DoubleBackward(Rule):
             rewritten = facts.param_sources.get(modified.target, set())
             # Name the forward pass whose saved parameters the step rewrote (``self.D(fake)``).
             source = self._origin_text(
-                trace, frozenset(o for o in shared if o in trace.sites and dotted_name(trace.sites[o].call.func) in rewritten)
+                trace, frozenset(o for o in shared if self._modules_run(trace, frozenset((o,))) & rewritten)
             ) or source
             self.report(
                 second.call,
