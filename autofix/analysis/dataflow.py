@@ -69,7 +69,7 @@ from autofix.model.vocabulary import (
     saves_for_backward,
 )
 from autofix.context import RuleContext
-from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, FunctionSummary, Shape, nn_output_shape
+from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, ClassSummary, FunctionSummary, Shape, nn_output_shape
 from autofix.model.summaries import may_hold_graph as _may_hold_graph
 from autofix.model.summaries import Kind as ModelKind
 
@@ -307,14 +307,14 @@ def module_facts(context: RuleContext) -> ModuleFacts:
     return context.fact("dataflow.module_facts", lambda: _collect_module_facts(context))
 
 
-def _unwrap_module_expr(node: cst.BaseExpression) -> cst.BaseExpression:
-    # ``Net().to(device)``, ``nn.DataParallel(Net())`` are still the module.
+def _unwrap_module_expr(context: RuleContext, node: cst.BaseExpression) -> cst.BaseExpression:
+    # ``Net().to(device)``, ``nn.DataParallel(Net())``, ``DDP(net)`` are still the module.
     while isinstance(node, cst.Call):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in MODULE_SELF_METHODS:
             node = node.func.value
             continue
-        name = dotted_name(node.func) or ""
-        if name.rsplit(".", 1)[-1] in {"DataParallel", "DistributedDataParallel", "compile"} and node.args:
+        names = {dotted_name(node.func) or "", *qualified_names(context, node.func)}
+        if any(n.rsplit(".", 1)[-1] in {"DataParallel", "DistributedDataParallel", "compile"} for n in names) and node.args:
             node = node.args[0].value
             continue
         break
@@ -362,18 +362,22 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
     for cls in classes:
         for node in _walk(cls.body):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-                kind = _constructed(context, _unwrap_module_expr(node.value), facts)
+                kind = _constructed(context, _unwrap_module_expr(context, node.value), facts)
                 for assign_target in node.targets:
                     name = dotted_name(assign_target.target) or ""
                     if kind and kind.startswith("nn.") and name.startswith("self.") and name.count(".") == 1:
                         facts.class_attr_kind[(cls.name.value, name[5:])] = kind[3:]
 
+    renamed: List[Tuple[List[cst.BaseExpression], List[str]]] = []
     for node in _walk(module):
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets: List[cst.BaseExpression] = (
                 [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             )
-            value = _unwrap_module_expr(node.value)
+            value = _unwrap_module_expr(context, node.value)
+            sources = _named_values(value)
+            if sources:
+                renamed.append((targets, sources))
             instance_of = _instance_class(value, project_class)
             if instance_of is not None:
                 for target in targets:
@@ -404,7 +408,57 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
             annotation = dotted_name(node.annotation.annotation) or ""
             if annotation.rsplit(".", 1)[-1] in {"Module", *facts.module_classes}:
                 facts.modules.add(node.name.value)
+    # ``D = self.D``, ``G = self.G_ddp if ddp else self.G``: another name for a module is a module.
+    def held_module(source: str) -> Optional[ClassSummary]:
+        """``self.GAN.G``: the module class an attribute of the object's project class is built from."""
+        holder, _, attr = source.rpartition(".")
+        spelled = facts.instance_class.get(holder)
+        cls = model.resolve_class(spelled) if spelled else None
+        held = model.attribute(cls, attr) if cls is not None else None
+        if cls is None or held is None or held.kinds - {AttrKind.MODULE, AttrKind.UNKNOWN} or not held.constructor:
+            return None
+        home = model.class_model(cls)
+        built = home.constructed_class(held.constructor)
+        return built if built is not None and home.is_module_class(built) else None
+
+    def class_spelled(source: str) -> Optional[str]:
+        """The project class (as spelled here) of the module ``source`` names."""
+        spelled = facts.instance_class.get(source)
+        if spelled:
+            return spelled
+        built = held_module(source) if "." in source else None
+        return built.qualname if built is not None and built.module == model.summary.name else None
+
+    # ``D = self.D``, ``G = self.G_ddp if ddp else self.G``, ``self.G_ddp = DDP(self.GAN.G)``: another
+    # name for a module is a module, of the same class.
+    changed = True
+    while changed:
+        changed = False
+        for targets, sources in renamed:
+            names = [n for n in (dotted_name(t) for t in targets) if n is not None]
+            if all(source in facts.modules or held_module(source) is not None for source in sources):
+                for other_name in names:
+                    if other_name not in facts.modules:
+                        facts.modules.add(other_name)
+                        changed = True
+            spelled_classes = {class_spelled(source) for source in sources}
+            built_from = spelled_classes.pop() if len(spelled_classes) == 1 else None
+            if built_from is not None:
+                for other_name in names:
+                    if other_name not in facts.instance_class:
+                        facts.instance_class[other_name] = built_from
+                        changed = True
     return facts
+
+
+def _named_values(value: cst.BaseExpression) -> List[str]:
+    """The names ``value`` is one of (``self.D``; both ways of ``self.G_ddp if ddp else self.G``);
+    empty when it is anything else."""
+    if isinstance(value, cst.IfExp):
+        body, orelse = _named_values(value.body), _named_values(value.orelse)
+        return body + orelse if body and orelse else []
+    name = dotted_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    return [name] if name is not None else []
 
 
 def _instance_class(value: cst.BaseExpression, is_class: Callable[[str], bool]) -> Optional[str]:
@@ -1327,7 +1381,12 @@ class GraphFlow:
                 kinds = shape[position] if position < len(shape) else UNKNOWN
             if not kinds and any(node.deep_equals(entry) for entry in self._backward_entries):
                 kinds = _TENSOR_KIND
-            return Val(GRAPH if value.level == LEAF else value.level, value.labels, kinds)
+            labels = value.labels
+            if sliced and not kinds and value.level == GRAPH:
+                # ``ret[1:]`` of a forward's list (``[loss] + new_mems``, the memories computed under
+                # ``no_grad``): which of its elements hold a graph is not known.
+                labels = labels | {("assumed",)}
+            return Val(GRAPH if value.level == LEAF else value.level, labels, kinds)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             values = [self._expr(e.value, state) for e in node.elements]
             return Val(kinds=_sequence_kinds(node, values)).join_graph(_join_all(values))

@@ -458,7 +458,8 @@ class CarriedState(Rule):
 
     def _carries_graph(self, flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
         # The value handed to the next iteration holds a graph ...
-        if flow.loop_end.get(loop, {}).get(name) is None or flow.loop_end[loop][name].level < GRAPH:
+        kept = flow.loop_end.get(loop, {}).get(name)
+        if kept is None or kept.level < GRAPH or kept.graph_is_assumed:
             return False
         if isinstance(loop, cst.FunctionDef) and not name.startswith("self."):
             return False
