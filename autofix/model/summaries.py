@@ -48,6 +48,7 @@ from autofix.model.vocabulary import (
     saves_for_backward,
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
+    TENSOR_METHODS,
     TUPLE_RESULT_OPS,
     is_optimizer_constructor,
     MODULE_SELF_METHODS,
@@ -1294,6 +1295,10 @@ class _FunctionReader:
             method = func.attr
             if method in CUT_METHODS or method in NON_TENSOR_METHODS or method in NUMBER_METHODS:
                 return False
+            if method not in TENSOR_METHODS:
+                # ``loss.get_loss()`` on a loss object the function back-propagated through its
+                # own ``backward`` method: no tensor operation, so nothing known about the result.
+                return False
             if method in TUPLE_RESULT_OPS or (method in MAYBE_TUPLE_RESULT_OPS and (node.args or node.keywords)):
                 return False
             return True
@@ -1358,6 +1363,9 @@ class _FunctionReader:
                 return Kind.NUMBER
             if method == "tolist":
                 return Kind.LIST
+            if method == "size" and not any(isinstance(a, ast.Starred) for a in call.args):
+                # ``x.size(0)``: an int; ``x.size()``: a ``torch.Size``, a tuple of ints
+                return Kind.NUMBER if call.args or call.keywords else Kind.TUPLE
             if method in ("detach", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
                 return Kind.TENSOR
             if method in CUT_METHODS and method not in ("numpy", "size", "__len__", "tolist", "sample"):
