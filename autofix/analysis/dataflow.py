@@ -792,7 +792,9 @@ class GraphFlow:
         carried = self.carried.get(loop)
         if carried is None:
             test = loop.test if isinstance(loop, cst.While) else None
-            carried = self.carried[loop] = loops.carried_names(loop.body, test)
+            carried = self.carried[loop] = loops.carried_names(
+                loop.body, test, self._fixed_during_loop, loop.target if isinstance(loop, cst.For) else None
+            )
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         kept_clean = self._detached_with_every_backward(loop)
         back: State = dict(pre)
@@ -1261,6 +1263,13 @@ class GraphFlow:
                 # ``x.T`` of a tensor is a tensor; ``out.logits`` of anything else is unknown.
                 return owner if owner.is_tensor else Val(owner.level, owner.labels)
         return CLEAN
+
+    def _fixed_during_loop(self, name: str) -> bool:
+        """``self.<attr>`` (or ``self.<attr>.<x>``) that only ``__init__`` assigns: no method a loop
+        runs rebinds it, so a test on it has one value for the whole loop."""
+        base, _, rest = name.partition(".")
+        held = self._attribute(base, rest.split(".", 1)[0]) if base == "self" and rest else None
+        return held is not None and held.assigned_in == ["__init__"]
 
     def _attribute(self, base: str, attr: str) -> Optional[AttributeSummary]:
         """What the model says ``base.attr`` holds: ``self`` in a method, or an instance of a project class."""
