@@ -1030,13 +1030,15 @@ class GraphFlow:
     def _read_back(self, callee: FunctionSummary, kept: Set[str]) -> bool:
         """The method appends the kept params to lists of its object that another method of the class
         hands back whole (``Memory.remember`` appends ``log_p`` to ``self.log_probs``, and
-        ``sample_memory`` returns it): a buffer whose entries its users read back, not a total kept
+        ``sample_memory`` returns it) or as a random draw (``random.sample(self.memory, n)``): a buffer whose entries its users read back, not a total kept
         only for logging. What the readers do with them (a loss, a backward) is theirs to say."""
         owner = self.context.model.class_of(callee)
         if owner is None:
             return False
         appended = {attr for param in kept for attr in callee.accumulated_params.get(param, ()) if attr in callee.appended_attrs}
-        return bool(appended) and any(appended & method.returned_self_attrs for method in owner.methods.values())
+        return bool(appended) and any(
+            appended & (method.returned_self_attrs | method.sampled_self_attrs) for method in owner.methods.values()
+        )
 
     def _accumulating_params(self, callee: FunctionSummary, depth: int = 0) -> Set[str]:
         """The params of a method whose graph outlives the call in its object's state: added into

@@ -275,6 +275,10 @@ class FunctionSummary:
     appended_attrs: Set[str] = field(default_factory=set)
     #: ``self`` attributes a ``return`` hands back whole (``return self.states, self.log_probs``)
     returned_self_attrs: Set[str] = field(default_factory=set)
+    #: ``self`` attributes whose entries a ``return`` hands back as a random draw, directly or through
+    #: locals (``batch = random.sample(self.memory, n); return map(stack, zip(*batch))``): a replay
+    #: buffer's sample, read back by whoever calls it
+    sampled_self_attrs: Set[str] = field(default_factory=set)
     #: per length of the returned tuple literals, per position: the params and callees the element
     #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
     returned_pass_through: Dict[int, Tuple[Optional[PassThrough], ...]] = field(default_factory=dict)
@@ -816,6 +820,9 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 
 
 #: what a read of a tensor through these attributes gets carries no graph
+#: random draws of entries from a sequence: ``random.sample(buf, n)``, ``random.choice(buf)``
+_DRAWS = frozenset({"sample", "choice", "choices"})
+
 _CUTTING_READS = frozenset({"detach", "data", "item", "tolist", "numpy"})
 _SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 
@@ -969,6 +976,7 @@ class _FunctionReader:
                         part.attr for part in parts if isinstance(part, ast.Attribute) and self._is_self(part.value)
                     )
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
+        self.summary.sampled_self_attrs = self._sampled_self_attrs(returns)
         if any(isinstance(value, ast.Tuple) for value in returns):
             packed = {a.arg for a in (self.node.args.vararg, self.node.args.kwarg) if a is not None}
             self.summary.returned_pass_through = returned_pass_through(
@@ -1027,6 +1035,37 @@ class _FunctionReader:
             )
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
         return self.summary
+
+    def _sampled_self_attrs(self, returns: List[ast.expr]) -> Set[str]:
+        """``self`` attributes a random draw (``random.sample(self.memory, n)``, ``random.choice``,
+        ``np.random.choice``) takes entries from, where the draw reaches a returned value."""
+        if not returns or self.self_name is None:
+            return set()
+        drawn: Dict[str, Set[str]] = {}
+
+        def draws(expr: ast.AST) -> Set[str]:
+            found: Set[str] = set()
+            for part in ast.walk(expr):
+                if isinstance(part, ast.Call) and part.args and (dotted(part.func) or "").rsplit(".", 1)[-1] in _DRAWS:
+                    source = part.args[0]
+                    if isinstance(source, ast.Call) and dotted(source.func) == "list" and source.args:
+                        source = source.args[0]
+                    if isinstance(source, ast.Attribute) and self._is_self(source.value):
+                        found.add(source.attr)
+                elif isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
+                    found |= drawn.get(part.id, set())
+            return found
+
+        assignments = [n for n in _own_nodes(self.node) if isinstance(n, ast.Assign)]
+        for _ in range(2):
+            for node in assignments:
+                got = draws(node.value)
+                if got:
+                    for target in node.targets:
+                        for name in ast.walk(target):
+                            if isinstance(name, ast.Name):
+                                drawn.setdefault(name.id, set()).update(got)
+        return {attr for value in returns for attr in draws(value)}
 
     def _on_arguments_only(self) -> bool:
         """See :attr:`FunctionSummary.on_arguments_only`."""
