@@ -609,6 +609,19 @@ def _carried_fixed(src: str):
         pytest.param(
             "for x in xs:\n    if check(mode):\n        t = f(x)\n    y = t\n", {"t"}, id="a test that calls something"
         ),
+        pytest.param(
+            "for x in xs:\n    if seen:\n        t = f(x)\n    y = t\n    seen.append(y)\n",
+            {"t"},
+            id="a list the loop fills: its truth changes",
+        ),
+        pytest.param(
+            "for x in xs:\n    if self.kind:\n        t = f(x)\n    y = t\n    switch(self.kind)\n",
+            {"t"},
+            id="a setting handed to a call",
+        ),
+        pytest.param(
+            "for x in xs:\n    if cfg[0]:\n        t = f(x)\n    y = t\n", {"t"}, id="a subscript in the test"
+        ),
     ],
 )
 def test_carried_names_under_a_fixed_test(src, expected):

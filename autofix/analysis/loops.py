@@ -83,10 +83,30 @@ def carried_names(
     if target is not None:
         first.define((n for n, _ in target_names(target)), body, frozenset())
     first.block(block_statements(body), frozenset())
-    walker = _Walker(first.assigned if fixed is not None else None, fixed)
+    walker = _Walker(first.assigned if fixed is not None else None, fixed, _touched(body) if fixed is not None else frozenset())
     walker.read(test, frozenset())
     walker.block(block_statements(body), frozenset())
     return Carried(walker.exposed, walker.assigned)
+
+
+def _touched(body: cst.CSTNode) -> FrozenSet[str]:
+    """Dotted names whose object the loop body may change without rebinding the name: a method's
+    receiver (``flags.append(x)``), an argument handed to a call (``update(cfg)``), the object of a
+    subscript or attribute store (``cfg["mode"] = m``, ``state.phase = p``)."""
+    found: Set[str] = set()
+    for node in walk(body):
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute):
+                found.add(dotted_name(node.func.value) or "")
+            found.update(dotted_name(arg.value) or "" for arg in node.args)
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                for part in target_parts(target):
+                    if isinstance(part, (cst.Subscript, cst.Attribute)):
+                        found.add(dotted_name(part.value) or "")
+    found.discard("")
+    return frozenset(found)
 
 
 # --------------------------------------------------------------------------- reads and writes
@@ -157,7 +177,7 @@ def _comprehension_targets(node: cst.CSTNode) -> FrozenSet[str]:
 _EMPTY = cst.Module([])
 
 
-_CHANGING = (cst.Call, cst.Await, cst.NamedExpr, cst.Yield, cst.Lambda)
+_CHANGING = (cst.Call, cst.Await, cst.NamedExpr, cst.Yield, cst.Lambda, cst.Subscript)
 
 
 class _Walker:
@@ -165,12 +185,15 @@ class _Walker:
         self,
         loop_assigned: Optional[Dict[str, List[cst.CSTNode]]] = None,
         fixed: Optional[Callable[[str], bool]] = None,
+        touched: FrozenSet[str] = frozenset(),
     ) -> None:
         self.exposed: Dict[str, cst.CSTNode] = {}
         self.assigned: Dict[str, List[cst.CSTNode]] = {}
         #: every assignment of the whole loop body (a first walk), when known
         self.loop_assigned = loop_assigned
         self.fixed = fixed
+        #: names whose object the loop body may change in place (:func:`_touched`)
+        self.touched = touched
         #: the text of an ``if`` test → names its body assigns: a later ``if`` on the same test
         #: (``if self.output_hidden:`` twice in one iteration) sees them assigned
         self.under_test: Dict[str, FrozenSet[str]] = {}
@@ -247,8 +270,12 @@ class _Walker:
         loop body never assigns (attributes only where ``fixed`` vouches for them)."""
         if self.loop_assigned is None or any(isinstance(n, _CHANGING) for n in walk(test)):
             return False
-        for name, _ in iter_reads(test):
+        reads = [name for name, _ in iter_reads(test)]
+        for name in reads:
             if name in self.loop_assigned:
+                return False
+            whole = not any(other.startswith(name + ".") for other in reads)
+            if whole and name in self.touched:
                 return False
             if "." in name and (self.fixed is None or not self.fixed(name)):
                 return False
