@@ -275,9 +275,9 @@ class FunctionSummary:
     appended_attrs: Set[str] = field(default_factory=set)
     #: ``self`` attributes a ``return`` hands back whole (``return self.states, self.log_probs``)
     returned_self_attrs: Set[str] = field(default_factory=set)
-    #: ``self`` attributes whose entries a ``return`` hands back as a random draw, directly or through
-    #: locals (``batch = random.sample(self.memory, n); return map(stack, zip(*batch))``): a replay
-    #: buffer's sample, read back by whoever calls it
+    #: ``self`` attributes whose entries a ``return`` hands back as they are: a random draw, an index or
+    #: a slice, directly or through locals (``batch = random.sample(self.memory, n); return
+    #: map(stack, zip(*batch))``, ``return self.memory[-n:]``): a buffer read back by whoever calls it
     sampled_self_attrs: Set[str] = field(default_factory=set)
     #: per length of the returned tuple literals, per position: the params and callees the element
     #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
@@ -822,6 +822,8 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 #: what a read of a tensor through these attributes gets carries no graph
 #: random draws of entries from a sequence: ``random.sample(buf, n)``, ``random.choice(buf)``
 _DRAWS = frozenset({"sample", "choice", "choices"})
+#: calls that hand back the entries of their arguments regrouped, not converted
+_KEEPING_ENTRIES = frozenset({"zip", "list", "tuple", "map", "sorted", "reversed", "stack", "cat", "concatenate"})
 
 _CUTTING_READS = frozenset({"detach", "data", "item", "tolist", "numpy"})
 _SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
@@ -1037,35 +1039,51 @@ class _FunctionReader:
         return self.summary
 
     def _sampled_self_attrs(self, returns: List[ast.expr]) -> Set[str]:
-        """``self`` attributes a random draw (``random.sample(self.memory, n)``, ``random.choice``,
-        ``np.random.choice``) takes entries from, where the draw reaches a returned value."""
+        """``self`` lists whose entries a ``return`` hands back as they are: a random draw
+        (``random.sample(self.memory, n)``, ``random.choice``), an index or a slice
+        (``self.memory[-n:]``, ``[self.memory[i] for i in idx]``), directly or through locals and
+        structure-keeping calls (``zip(*batch)``, ``torch.stack``); not through a conversion
+        (``float(self.losses[-1])``) or any other call."""
         if not returns or self.self_name is None:
             return set()
         drawn: Dict[str, Set[str]] = {}
 
-        def draws(expr: ast.AST) -> Set[str]:
-            found: Set[str] = set()
-            for part in ast.walk(expr):
-                if isinstance(part, ast.Call) and part.args and (dotted(part.func) or "").rsplit(".", 1)[-1] in _DRAWS:
-                    source = part.args[0]
-                    if isinstance(source, ast.Call) and dotted(source.func) == "list" and source.args:
-                        source = source.args[0]
-                    if isinstance(source, ast.Attribute) and self._is_self(source.value):
-                        found.add(source.attr)
-                elif isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
-                    found |= drawn.get(part.id, set())
-            return found
+        def own_list(node: ast.AST) -> Set[str]:
+            if isinstance(node, ast.Call) and dotted(node.func) == "list" and node.args:
+                node = node.args[0]
+            return {node.attr} if isinstance(node, ast.Attribute) and self._is_self(node.value) else set()
+
+        def handed(expr: ast.AST) -> Set[str]:
+            if isinstance(expr, ast.Name):
+                return set(drawn.get(expr.id, ()))
+            if isinstance(expr, ast.Subscript):
+                return own_list(expr.value) or handed(expr.value)
+            if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+                return {a for e in expr.elts for a in handed(e)}
+            if isinstance(expr, ast.Starred):
+                return handed(expr.value)
+            if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+                return handed(expr.elt)
+            if isinstance(expr, ast.IfExp):
+                return handed(expr.body) | handed(expr.orelse)
+            if isinstance(expr, ast.Call):
+                last = (dotted(expr.func) or "").rsplit(".", 1)[-1]
+                if last in _DRAWS and expr.args:
+                    return own_list(expr.args[0]) or handed(expr.args[0])
+                if last in _KEEPING_ENTRIES:
+                    return {a for arg in expr.args for a in handed(arg)}
+            return set()
 
         assignments = [n for n in _own_nodes(self.node) if isinstance(n, ast.Assign)]
         for _ in range(2):
             for node in assignments:
-                got = draws(node.value)
+                got = handed(node.value)
                 if got:
                     for target in node.targets:
                         for name in ast.walk(target):
                             if isinstance(name, ast.Name):
                                 drawn.setdefault(name.id, set()).update(got)
-        return {attr for value in returns for attr in draws(value)}
+        return {attr for value in returns for attr in handed(value)}
 
     def _on_arguments_only(self) -> bool:
         """See :attr:`FunctionSummary.on_arguments_only`."""
