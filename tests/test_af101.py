@@ -485,6 +485,41 @@ _noop = [
         """,
         id="loop over losses of separate forward passes",
     ),
+    pytest.param(
+        """
+        import torchvision as tv
+        import tqdm
+
+        def train(root):
+            data = tv.datasets.ImageFolder(root, transform=tv.transforms.ToTensor())
+            loader = torch.utils.data.DataLoader(data, batch_size=8)
+            for i, (img, _) in tqdm.tqdm(enumerate(loader)):
+                opt_d.zero_grad()
+                loss_d = netd(img).mean() + netd(netg(z).detach()).mean()
+                loss_d.backward()
+                opt_d.step()
+                opt_g.zero_grad()
+                loss_g = netd(netg(z)).mean() - netd(img).mean()
+                loss_g.backward()
+                opt_g.step()
+        """,
+        id="a library's progress bar over a library dataset's loader yields data, no forward pass",
+    ),
+    pytest.param(
+        """
+        from tqdm import tqdm
+        from torchvision.datasets import ImageFolder
+
+        def train(root):
+            loader = torch.utils.data.DataLoader(ImageFolder(root), batch_size=8)
+            for i, (img, _) in tqdm(enumerate(loader)):
+                loss_d = netd(img).mean()
+                loss_d.backward()
+                loss_g = -netd(img).mean()
+                loss_g.backward()
+        """,
+        id="the same with the names imported from the libraries",
+    ),
 ]
 
 

@@ -570,6 +570,64 @@ def test_carried_names(src, expected):
     assert _carried(src) == expected
 
 
+def _carried_fixed(src: str):
+    import libcst as cst
+
+    from autofix.analysis.loops import carried_names
+
+    loop = cst.parse_module(textwrap.dedent(src)).body[0]
+    return carried_names(loop.body, None, lambda name: name == "self.kind", loop.target).names
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "for x in xs:\n    if self.kind == 1:\n        t = f(x)\n    elif self.kind == 2:\n        t = g(x)\n    y = t\n",
+            set(),
+            id="if/elif on a fixed setting assigns in every iteration or in none",
+        ),
+        pytest.param(
+            "for x in xs:\n    if mode:\n        t = f(x)\n    y = t\n", set(), id="a plain name the loop never assigns"
+        ),
+        pytest.param(
+            "for x in xs:\n    if x % 2:\n        t = f(x)\n    y = t\n", {"t"}, id="a test on the loop variable"
+        ),
+        pytest.param(
+            "for x in xs:\n    if self.other:\n        t = f(x)\n    y = t\n", {"t"}, id="an attribute not vouched for"
+        ),
+        pytest.param(
+            "for x in xs:\n    if mode:\n        t = f(x)\n    y = t\n    mode = y > 0\n",
+            {"t", "mode"},
+            id="a setting the loop reassigns",
+        ),
+        pytest.param(
+            "for x in xs:\n    if mode:\n        t = f(x)\n    y = t\n    t = y\n",
+            {"t"},
+            id="also assigned outside the chain",
+        ),
+        pytest.param(
+            "for x in xs:\n    if check(mode):\n        t = f(x)\n    y = t\n", {"t"}, id="a test that calls something"
+        ),
+        pytest.param(
+            "for x in xs:\n    if seen:\n        t = f(x)\n    y = t\n    seen.append(y)\n",
+            {"t"},
+            id="a list the loop fills: its truth changes",
+        ),
+        pytest.param(
+            "for x in xs:\n    if self.kind:\n        t = f(x)\n    y = t\n    switch(self.kind)\n",
+            {"t"},
+            id="a setting handed to a call",
+        ),
+        pytest.param(
+            "for x in xs:\n    if cfg[0]:\n        t = f(x)\n    y = t\n", {"t"}, id="a subscript in the test"
+        ),
+    ],
+)
+def test_carried_names_under_a_fixed_test(src, expected):
+    assert _carried_fixed(src) == expected
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", _fixed_scripts("AF102"))
 def test_fixed_corpus_script_runs(case):

@@ -318,6 +318,45 @@ def test_noop(src):
     assert result.fixed.decode() == source
 
 
+def test_no_detach_on_what_a_loss_objects_method_returns():
+    """``loss.average()`` on a loss object the step back-propagated through its own ``backward()``
+    is no tensor operation: ``.detach()`` must not be added to the float it returns."""
+    src = """
+        class SequenceLoss:
+            def reset(self):
+                self.summed = 0
+            def add(self, out, target):
+                self.summed = self.summed + (out - target).pow(2).mean()
+            def backward(self):
+                self.summed.backward()
+            def average(self):
+                return self.summed.item()
+
+        class Trainer:
+            def __init__(self):
+                self.criterion = SequenceLoss()
+
+            def train_batch(self, x, y):
+                loss = self.criterion
+                loss.reset()
+                loss.add(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                return loss.average()
+
+            def train(self, loader):
+                total = 0
+                for x, y in loader:
+                    loss = self.train_batch(x, y)
+                    total += loss
+                return total
+        """
+    source, result = run(src)
+    assert all(f.fix is None for f in result.findings)
+    assert result.fixed.decode() == source
+
+
 # --------------------------------------------------------------------------- fixed scripts run
 
 

@@ -846,7 +846,9 @@ class GraphFlow:
         carried = self.carried.get(loop)
         if carried is None:
             test = loop.test if isinstance(loop, cst.While) else None
-            carried = self.carried[loop] = loops.carried_names(loop.body, test)
+            carried = self.carried[loop] = loops.carried_names(
+                loop.body, test, self._fixed_during_loop, loop.target if isinstance(loop, cst.For) else None
+            )
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         kept_clean = self._detached_with_every_backward(loop)
         back: State = dict(pre)
@@ -1082,13 +1084,15 @@ class GraphFlow:
     def _read_back(self, callee: FunctionSummary, kept: Set[str]) -> bool:
         """The method appends the kept params to lists of its object that another method of the class
         hands back whole (``Memory.remember`` appends ``log_p`` to ``self.log_probs``, and
-        ``sample_memory`` returns it): a buffer whose entries its users read back, not a total kept
+        ``sample_memory`` returns it) or as a random draw (``random.sample(self.memory, n)``): a buffer whose entries its users read back, not a total kept
         only for logging. What the readers do with them (a loss, a backward) is theirs to say."""
         owner = self.context.model.class_of(callee)
         if owner is None:
             return False
         appended = {attr for param in kept for attr in callee.accumulated_params.get(param, ()) if attr in callee.appended_attrs}
-        return bool(appended) and any(appended & method.returned_self_attrs for method in owner.methods.values())
+        return bool(appended) and any(
+            appended & (method.returned_self_attrs | method.sampled_self_attrs) for method in owner.methods.values()
+        )
 
     def _accumulating_params(self, callee: FunctionSummary, depth: int = 0) -> Set[str]:
         """The params of a method whose graph outlives the call in its object's state: added into
@@ -1315,6 +1319,13 @@ class GraphFlow:
                 # ``x.T`` of a tensor is a tensor; ``out.logits`` of anything else is unknown.
                 return owner if owner.is_tensor else Val(owner.level, owner.labels)
         return CLEAN
+
+    def _fixed_during_loop(self, name: str) -> bool:
+        """``self.<attr>`` (or ``self.<attr>.<x>``) that only ``__init__`` assigns: no method a loop
+        runs rebinds it, so a test on it has one value for the whole loop."""
+        base, _, rest = name.partition(".")
+        held = self._attribute(base, rest.split(".", 1)[0]) if base == "self" and rest else None
+        return held is not None and held.assigned_in == ["__init__"]
 
     def _attribute(self, base: str, attr: str) -> Optional[AttributeSummary]:
         """What the model says ``base.attr`` holds: ``self`` in a method, or an instance of a project class."""

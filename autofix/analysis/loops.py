@@ -8,12 +8,19 @@ read also reads each prefix of its chain.
 The walk is syntactic and conservative about definite assignment: a branch
 assigns a name only when every branch does, a nested loop or ``try`` body may
 not run at all. Closures and comprehension variables are ignored.
+
+One exception to "every branch": an ``if``/``elif`` chain whose tests no iteration can change
+(``if self.loss_kind == "hinge": ... elif ...:``, on names the body never assigns and attributes
+the caller vouches for) takes the same branch in every iteration. A name that only that chain
+assigns is then either assigned before the read in every iteration or in none, so no iteration
+reads the previous one's value through it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import (
+    Callable,
     Dict,
     FrozenSet,
     Iterable,
@@ -59,15 +66,47 @@ def block_statements(block: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return body if isinstance(body, (list, tuple)) else ()
 
 
-def carried_names(body: cst.CSTNode, test: Optional[cst.BaseExpression] = None) -> Carried:
+def carried_names(
+    body: cst.CSTNode,
+    test: Optional[cst.BaseExpression] = None,
+    fixed: Optional[Callable[[str], bool]] = None,
+    target: Optional[cst.BaseExpression] = None,
+) -> Carried:
     """Names the loop body ``body`` (the loop's ``IndentedBlock``) carries across iterations.
 
-    ``test`` is a ``while`` loop's condition, read before every iteration.
+    ``test`` is a ``while`` loop's condition, read before every iteration. ``fixed`` says of a
+    dotted name (``self.loss_kind``) that nothing run during the loop rebinds it (only
+    ``__init__`` assigns it); plain names neither the body nor the ``for`` loop's ``target``
+    assigns are then fixed too. Without ``fixed`` no test counts as fixed.
     """
-    walker = _Walker()
+    first = _Walker()
+    if target is not None:
+        first.define((n for n, _ in target_names(target)), body, frozenset())
+    first.block(block_statements(body), frozenset())
+    walker = _Walker(first.assigned if fixed is not None else None, fixed, _touched(body) if fixed is not None else frozenset())
     walker.read(test, frozenset())
     walker.block(block_statements(body), frozenset())
     return Carried(walker.exposed, walker.assigned)
+
+
+def _touched(body: cst.CSTNode) -> FrozenSet[str]:
+    """Dotted names whose object the loop body may change without rebinding the name: a method's
+    receiver (``flags.append(x)``), an argument handed to a call (``update(cfg)``), the object of a
+    subscript or attribute store (``cfg["mode"] = m``, ``state.phase = p``)."""
+    found: Set[str] = set()
+    for node in walk(body):
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute):
+                found.add(dotted_name(node.func.value) or "")
+            found.update(dotted_name(arg.value) or "" for arg in node.args)
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                for part in target_parts(target):
+                    if isinstance(part, (cst.Subscript, cst.Attribute)):
+                        found.add(dotted_name(part.value) or "")
+    found.discard("")
+    return frozenset(found)
 
 
 # --------------------------------------------------------------------------- reads and writes
@@ -138,10 +177,23 @@ def _comprehension_targets(node: cst.CSTNode) -> FrozenSet[str]:
 _EMPTY = cst.Module([])
 
 
+_CHANGING = (cst.Call, cst.Await, cst.NamedExpr, cst.Yield, cst.Lambda, cst.Subscript)
+
+
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        loop_assigned: Optional[Dict[str, List[cst.CSTNode]]] = None,
+        fixed: Optional[Callable[[str], bool]] = None,
+        touched: FrozenSet[str] = frozenset(),
+    ) -> None:
         self.exposed: Dict[str, cst.CSTNode] = {}
         self.assigned: Dict[str, List[cst.CSTNode]] = {}
+        #: every assignment of the whole loop body (a first walk), when known
+        self.loop_assigned = loop_assigned
+        self.fixed = fixed
+        #: names whose object the loop body may change in place (:func:`_touched`)
+        self.touched = touched
         #: the text of an ``if`` test → names its body assigns: a later ``if`` on the same test
         #: (``if self.output_hidden:`` twice in one iteration) sees them assigned
         self.under_test: Dict[str, FrozenSet[str]] = {}
@@ -167,6 +219,8 @@ class _Walker:
             for small in stmt.body:
                 defined = self.small(small, stmt, defined)
             return defined
+        if isinstance(stmt, cst.If) and self._invariant_chain(stmt):
+            return self._invariant_if(stmt, defined)
         if isinstance(stmt, cst.If):
             self.read(stmt.test, defined)
             test = _EMPTY.code_for_node(stmt.test)
@@ -210,6 +264,65 @@ class _Walker:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return self.define([stmt.name.value], stmt, defined)
         return defined
+
+    def _invariant(self, test: cst.BaseExpression) -> bool:
+        """``test`` has the same value in every iteration: it calls nothing, and reads only names the
+        loop body never assigns (attributes only where ``fixed`` vouches for them)."""
+        if self.loop_assigned is None or any(isinstance(n, _CHANGING) for n in walk(test)):
+            return False
+        reads = [name for name, _ in iter_reads(test)]
+        for name in reads:
+            if name in self.loop_assigned:
+                return False
+            whole = not any(other.startswith(name + ".") for other in reads)
+            if whole and name in self.touched:
+                return False
+            if "." in name and (self.fixed is None or not self.fixed(name)):
+                return False
+        return True
+
+    def _invariant_chain(self, stmt: cst.If) -> bool:
+        current: Optional[cst.CSTNode] = stmt
+        while isinstance(current, cst.If):
+            if not self._invariant(current.test):
+                return False
+            current = current.orelse
+        return True
+
+    def _invariant_if(self, stmt: cst.If, defined: FrozenSet[str]) -> FrozenSet[str]:
+        """An ``if``/``elif``/``else`` chain on tests no iteration changes: each iteration takes the same
+        branch, so a name only this chain assigns, and that each branch assigning it assigns for sure,
+        is assigned before what follows in every iteration or in none."""
+        branches: List[Sequence[cst.CSTNode]] = []
+        afters: List[FrozenSet[str]] = []
+        current: Optional[cst.CSTNode] = stmt
+        while isinstance(current, cst.If):
+            self.read(current.test, defined)
+            test = _EMPTY.code_for_node(current.test)
+            statements = block_statements(current.body)
+            after = self.block(statements, defined | self.under_test.get(test, frozenset()))
+            self.under_test[test] = self.under_test.get(test, frozenset()) | (after - defined)
+            branches.append(statements)
+            afters.append(after)
+            current = current.orelse
+        if isinstance(current, cst.Else):
+            statements = block_statements(current.body)
+            branches.append(statements)
+            afters.append(self.block(statements, defined))
+        else:
+            branches.append(())
+            afters.append(defined)
+        result = frozenset.intersection(*afters)
+        inside = {id(n) for n in walk(stmt)}
+        per_branch = [{id(n) for s in statements for n in walk(s)} for statements in branches]
+        assert self.loop_assigned is not None
+        for name in frozenset.union(*afters) - result:
+            where = [id(n) for n in self.loop_assigned.get(name, ())]
+            if not where or not all(w in inside for w in where):
+                continue
+            if all(name in after or not any(w in ids for w in where) for after, ids in zip(afters, per_branch)):
+                result |= {name}
+        return result
 
     def small(self, small: cst.CSTNode, line: cst.CSTNode, defined: FrozenSet[str]) -> FrozenSet[str]:
         if isinstance(small, cst.Assign):

@@ -41,7 +41,14 @@ from autofix.analysis.training import (
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
 from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, may_hold_graph
-from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, KEEP_METHODS, TORCH_CUT_FUNCTIONS
+from autofix.model.vocabulary import (
+    CUT_ATTRIBUTES,
+    CUT_FUNCTIONS,
+    CUT_METHODS,
+    KEEP_METHODS,
+    LIBRARIES,
+    TORCH_CUT_FUNCTIONS,
+)
 from autofix.context import RuleContext
 
 Origins = FrozenSet[int]
@@ -111,6 +118,18 @@ def _derives_elements(callee: str, args: List["_Value"]) -> bool:
     if callee[:1].isupper() or _DATA_CALLEE.search(callee):
         return False
     return any(v.shared_elements if v.container else bool(v.origins) for v in args)
+
+
+def _library_callable(qualified: Set[str]) -> bool:
+    """A function or class of a library (``tqdm.tqdm``, ``torchvision.datasets.ImageFolder``), not of
+    this project: calling it runs none of the project's modules, so it starts no forward pass."""
+    return bool(qualified) and all("." in q and q.split(".", 1)[0] in LIBRARIES for q in qualified)
+
+
+def _library_value(origins: "Origins", arg_values: List["_Value"]) -> "_Value":
+    """What a library call hands back: its arguments' graphs, and elements sharing one only where an
+    argument's elements already did (``tqdm(pairs)`` of a list of one forward's outputs)."""
+    return _Value(origins, shared_elements=any(v.shared_elements for v in arg_values if v.container))
 
 
 def _makes_tensor(qualified: Set[str]) -> bool:
@@ -583,6 +602,10 @@ class _GraphWalker:
             receiver = receiver_value.origins
             if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
                 return _Value(receiver | args, tensor=_makes_tensor(qualified))
+            if _library_callable(qualified):
+                # ``tqdm.tqdm(loader)``, ``tv.datasets.ImageFolder(root)``: a library's function or class
+                # wraps or builds; it runs no forward pass of this project's modules.
+                return _library_value(receiver | args, arg_values)
             if method in PASS_METHODS or receiver:
                 return _Value(receiver | args, tensor=receiver_value.tensor and method in _TENSOR_METHODS)
             if not args and _DATA_CALLEE.search(method):
@@ -606,6 +629,8 @@ class _GraphWalker:
         if isinstance(func, cst.Name):
             if any(q.startswith(("torch.", "numpy.", "math.")) for q in qualified):
                 return _Value(args, tensor=_makes_tensor(qualified))
+            if _library_callable(qualified):
+                return _library_value(args, arg_values)
             if func.value in _NO_GRAPH_BUILTINS:
                 return _Value()
             if func.value in _BUILTINS:

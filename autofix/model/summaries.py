@@ -48,6 +48,7 @@ from autofix.model.vocabulary import (
     saves_for_backward,
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
+    TENSOR_METHODS,
     TUPLE_RESULT_OPS,
     is_optimizer_constructor,
     MODULE_SELF_METHODS,
@@ -274,6 +275,10 @@ class FunctionSummary:
     appended_attrs: Set[str] = field(default_factory=set)
     #: ``self`` attributes a ``return`` hands back whole (``return self.states, self.log_probs``)
     returned_self_attrs: Set[str] = field(default_factory=set)
+    #: ``self`` attributes whose entries a ``return`` hands back as they are: a random draw, an index or
+    #: a slice, directly or through locals (``batch = random.sample(self.memory, n); return
+    #: map(stack, zip(*batch))``, ``return self.memory[-n:]``): a buffer read back by whoever calls it
+    sampled_self_attrs: Set[str] = field(default_factory=set)
     #: per length of the returned tuple literals, per position: the params and callees the element
     #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
     returned_pass_through: Dict[int, Tuple[Optional[PassThrough], ...]] = field(default_factory=dict)
@@ -818,6 +823,11 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 
 
 #: what a read of a tensor through these attributes gets carries no graph
+#: random draws of entries from a sequence: ``random.sample(buf, n)``, ``random.choice(buf)``
+_DRAWS = frozenset({"sample", "choice", "choices"})
+#: calls that hand back the entries of their arguments regrouped, not converted
+_KEEPING_ENTRIES = frozenset({"zip", "list", "tuple", "map", "sorted", "reversed", "stack", "cat", "concatenate"})
+
 _CUTTING_READS = frozenset({"detach", "data", "item", "tolist", "numpy"})
 _SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 
@@ -979,6 +989,7 @@ class _FunctionReader:
                         part.attr for part in parts if isinstance(part, ast.Attribute) and self._is_self(part.value)
                     )
         self.summary.returns = self._returns(returns, saw_return_none or not returns)
+        self.summary.sampled_self_attrs = self._sampled_self_attrs(returns)
         if any(isinstance(value, ast.Tuple) for value in returns):
             packed = {a.arg for a in (self.node.args.vararg, self.node.args.kwarg) if a is not None}
             own = list(_own_nodes(self.node))
@@ -1038,6 +1049,53 @@ class _FunctionReader:
             )
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
         return self.summary
+
+    def _sampled_self_attrs(self, returns: List[ast.expr]) -> Set[str]:
+        """``self`` lists whose entries a ``return`` hands back as they are: a random draw
+        (``random.sample(self.memory, n)``, ``random.choice``), an index or a slice
+        (``self.memory[-n:]``, ``[self.memory[i] for i in idx]``), directly or through locals and
+        structure-keeping calls (``zip(*batch)``, ``torch.stack``); not through a conversion
+        (``float(self.losses[-1])``) or any other call."""
+        if not returns or self.self_name is None:
+            return set()
+        drawn: Dict[str, Set[str]] = {}
+
+        def own_list(node: ast.AST) -> Set[str]:
+            if isinstance(node, ast.Call) and dotted(node.func) == "list" and node.args:
+                node = node.args[0]
+            return {node.attr} if isinstance(node, ast.Attribute) and self._is_self(node.value) else set()
+
+        def handed(expr: ast.AST) -> Set[str]:
+            if isinstance(expr, ast.Name):
+                return set(drawn.get(expr.id, ()))
+            if isinstance(expr, ast.Subscript):
+                return own_list(expr.value) or handed(expr.value)
+            if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+                return {a for e in expr.elts for a in handed(e)}
+            if isinstance(expr, ast.Starred):
+                return handed(expr.value)
+            if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+                return handed(expr.elt)
+            if isinstance(expr, ast.IfExp):
+                return handed(expr.body) | handed(expr.orelse)
+            if isinstance(expr, ast.Call):
+                last = (dotted(expr.func) or "").rsplit(".", 1)[-1]
+                if last in _DRAWS and expr.args:
+                    return own_list(expr.args[0]) or handed(expr.args[0])
+                if last in _KEEPING_ENTRIES:
+                    return {a for arg in expr.args for a in handed(arg)}
+            return set()
+
+        assignments = [n for n in _own_nodes(self.node) if isinstance(n, ast.Assign)]
+        for _ in range(2):
+            for node in assignments:
+                got = handed(node.value)
+                if got:
+                    for target in node.targets:
+                        for name in ast.walk(target):
+                            if isinstance(name, ast.Name):
+                                drawn.setdefault(name.id, set()).update(got)
+        return {attr for value in returns for attr in handed(value)}
 
     def _on_arguments_only(self) -> bool:
         """See :attr:`FunctionSummary.on_arguments_only`."""
@@ -1306,6 +1364,10 @@ class _FunctionReader:
             method = func.attr
             if method in CUT_METHODS or method in NON_TENSOR_METHODS or method in NUMBER_METHODS:
                 return False
+            if method not in TENSOR_METHODS:
+                # ``loss.get_loss()`` on a loss object the function back-propagated through its
+                # own ``backward`` method: no tensor operation, so nothing known about the result.
+                return False
             if method in TUPLE_RESULT_OPS or (method in MAYBE_TUPLE_RESULT_OPS and (node.args or node.keywords)):
                 return False
             return True
@@ -1370,6 +1432,9 @@ class _FunctionReader:
                 return Kind.NUMBER
             if method == "tolist":
                 return Kind.LIST
+            if method == "size" and not any(isinstance(a, ast.Starred) for a in call.args):
+                # ``x.size(0)``: an int; ``x.size()``: a ``torch.Size``, a tuple of ints
+                return Kind.NUMBER if call.args or call.keywords else Kind.TUPLE
             if method in ("detach", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
                 return Kind.TENSOR
             if method in CUT_METHODS and method not in ("numpy", "size", "__len__", "tolist", "sample"):
