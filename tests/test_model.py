@@ -1408,3 +1408,16 @@ def test_every_element_of_a_returned_tuple_runs_the_modules_it_surely_comes_thro
     assert runs["detached"] == set()
     # not a tuple: nothing to unpack
     assert runs["one"] == set()
+
+
+def test_returned_elements_are_read_once_per_name_however_often_each_is_bound():
+    # a0 = x; a1 = a0; a1 = a0; ... each name bound twice: read path by path, 2**40 readings
+    lines = ["def f(x, net):", "    a0 = x"]
+    for i in range(1, 41):
+        lines += [f"    a{i} = a{i - 1}", f"    a{i} = a{i - 1}"]
+    lines.append("    return a40, net(a40)")
+    summary = summarize(ast.parse("\n".join(lines) + "\n")).functions["f"]
+    first, second = summary.returned_pass_through[2]
+    assert first == (frozenset({"x"}), frozenset())
+    assert second == (frozenset(), frozenset({"net"}))
+    assert summary.every_element_runs == frozenset()

@@ -212,6 +212,7 @@ def returned_pass_through(
     to hand back one tensor (ids in ``tensor_returns``): that is no tuple a caller unpacks.
     """
     bindings, returns = _bindings_and_returns(nodes)
+    memo: Dict[str, Optional[PassThrough]] = {}
     found: Dict[int, List[Optional[PassThrough]]] = {}
     for node in returns:
         value = node.value
@@ -219,7 +220,7 @@ def returned_pass_through(
             if value is None or isinstance(value, ast.Constant) and value.value is None or id(node) in tensor_returns:
                 continue
             return {}
-        elements = [_pass_of(e, params, bindings, set()) for e in value.elts]
+        elements = [_pass_of(e, params, bindings, set(), memo) for e in value.elts]
         known = found.get(len(elements))
         found[len(elements)] = elements if known is None else [_join_pass(a, b) for a, b in zip(known, elements)]
     return {length: tuple(parts) for length, parts in found.items()}
@@ -258,29 +259,36 @@ def forwards_in_every_element(params: Sequence[str], nodes: Iterable[ast.AST]) -
     rewrites weights the later one's graph saved. Empty when a ``return`` is not a tuple literal.
     """
     bindings, returns = _bindings_and_returns(nodes)
+    #: name → what it surely comes through (None while being read: a name read again meanwhile
+    #: counts for nothing, as does a loop)
+    memo: Dict[str, Optional[FrozenSet[str]]] = {}
     found: Optional[FrozenSet[str]] = None
     for node in returns:
         value = node.value
         if not isinstance(value, ast.Tuple) or not value.elts or any(isinstance(e, ast.Starred) for e in value.elts):
             return frozenset()
         for element in value.elts:
-            runs = _runs(element, params, bindings, frozenset())
+            runs = _runs(element, params, bindings, memo)
             found = runs if found is None else found & runs
     return found or frozenset()
 
 
 def _runs(
-    expr: Optional[ast.AST], params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], visiting: FrozenSet[str]
+    expr: Optional[ast.AST], params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]],
+    memo: Dict[str, Optional[FrozenSet[str]]],
 ) -> FrozenSet[str]:
     """The parameters whose forward ``expr``'s value surely comes through (see :func:`forwards_in_every_element`)."""
     if expr is None or isinstance(expr, (ast.Lambda, ast.Constant)):
         return frozenset()
     if isinstance(expr, ast.Name):
         values = bindings.get(expr.id)
-        if not values or expr.id in visiting:
-            return frozenset()  # a parameter as given, a global, or a loop: nothing run here for sure
-        each = [_runs(v, params, bindings, visiting | {expr.id}) if v is not None else frozenset() for v in values]
-        return frozenset.intersection(*each)
+        if not values or expr.id in memo:
+            # A parameter as given, a global, or a name being read (a loop): nothing run here for sure.
+            return memo.get(expr.id) or frozenset()
+        memo[expr.id] = None
+        each = [_runs(v, params, bindings, memo) if v is not None else frozenset() for v in values]
+        memo[expr.id] = frozenset.intersection(*each)
+        return memo[expr.id] or frozenset()
     if isinstance(expr, ast.Attribute) and expr.attr in CUT_ATTRIBUTES:
         return frozenset()
     found: FrozenSet[str] = frozenset()
@@ -293,7 +301,7 @@ def _runs(
         elif isinstance(func, ast.Attribute) and func.attr == "forward" and isinstance(func.value, ast.Name) and func.value.id in params:
             found = frozenset({func.value.id})
     for child in ast.iter_child_nodes(expr):
-        found |= _runs(child, params, bindings, visiting)
+        found |= _runs(child, params, bindings, memo)
     return found
 
 
@@ -314,28 +322,52 @@ def _bind_pass(target: ast.expr, value: Optional[ast.expr], bindings: Dict[str, 
 
 
 def _pass_of(
-    expr: Optional[ast.expr], params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], visiting: Set[str]
+    expr: Optional[ast.expr], params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], visiting: Set[str],
+    memo: Optional[Dict[str, Optional[PassThrough]]] = None,
 ) -> Optional[PassThrough]:
-    if expr is None:
-        return None
-    if isinstance(expr, ast.Constant) and expr.value is None:
-        return (frozenset(), frozenset())
-    if isinstance(expr, ast.Call):
-        spelled = _spelled(expr.func)
-        return (frozenset(), frozenset({spelled})) if spelled is not None else None
-    if not isinstance(expr, ast.Name):
-        return None
-    name = expr.id
-    if name in visiting:
-        return (frozenset(), frozenset())
-    if name not in params and name not in bindings:
-        return None  # a global or a closure's name: not known
-    found: Optional[PassThrough] = (frozenset({name}) if name in params else frozenset(), frozenset())
-    for value in bindings.get(name, ()):
-        found = _join_pass(found, _pass_of(value, params, bindings, visiting | {name}))
-        if found is None:
-            return None
-    return found
+    """What ``expr`` may be (see :func:`returned_pass_through`). ``memo``: each name's answer, kept
+    when it did not depend on a name being read (a loop of bindings); without it a chain of names
+    bound twice each is read 2^n times."""
+    return _PassReader(params, bindings, memo if memo is not None else {}).read(expr, visiting)[0]
+
+
+class _PassReader:
+    def __init__(
+        self, params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], memo: Dict[str, Optional[PassThrough]]
+    ) -> None:
+        self.params = params
+        self.bindings = bindings
+        self.memo = memo
+
+    def read(self, expr: Optional[ast.expr], visiting: Set[str]) -> Tuple[Optional[PassThrough], bool]:
+        """The answer, and whether it depended on a name in ``visiting``."""
+        if expr is None:
+            return None, False
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            return (frozenset(), frozenset()), False
+        if isinstance(expr, ast.Call):
+            spelled = _spelled(expr.func)
+            return ((frozenset(), frozenset({spelled})) if spelled is not None else None), False
+        if not isinstance(expr, ast.Name):
+            return None, False
+        name = expr.id
+        if name in visiting:
+            return (frozenset(), frozenset()), True
+        if name in self.memo:
+            return self.memo[name], False
+        if name not in self.params and name not in self.bindings:
+            return None, False  # a global or a closure's name: not known
+        found: Optional[PassThrough] = (frozenset({name}) if name in self.params else frozenset(), frozenset())
+        looped = False
+        for value in self.bindings.get(name, ()):
+            part, hit = self.read(value, visiting | {name})
+            looped = looped or hit
+            found = _join_pass(found, part)
+            if found is None:
+                break
+        if not looped:
+            self.memo[name] = found
+        return found, looped
 
 
 def _join_pass(a: Optional[PassThrough], b: Optional[PassThrough]) -> Optional[PassThrough]:
