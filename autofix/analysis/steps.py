@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -551,13 +551,11 @@ class _GraphWalker:
         spelled = dotted_name(func)
         if spelled is None or spelled.rsplit(".", 1)[-1] in PASS_METHODS:
             return False
-        scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
+        scope, caller_of = self._walked_scope()
         key = (id(scope), spelled)
         known = self._graph_free.get(key)
         if known is None:
-            caller = function_summary(self.context, scope) if scope is not None else None
-            if caller is None:
-                caller = self.context.model.function(MODULE_BODY)
+            caller = caller_of()
             callee = self.context.model.callee(caller, spelled) if caller is not None else None
             known = isinstance(callee, FunctionSummary) and callee.returns_no_graph
             head = spelled.split(".", 1)[0]
@@ -573,15 +571,23 @@ class _GraphWalker:
 
     def _library_instance(self, name: str) -> bool:
         """:meth:`ModuleModel.library_instance` of ``name`` where the walk is."""
-        scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
+        scope, caller_of = self._walked_scope()
         key = (id(scope), name)
         known = self._library.get(key)
         if known is None:
-            caller = function_summary(self.context, scope) if scope is not None else None
-            if caller is None:
-                caller = self.context.model.function(MODULE_BODY)
+            caller = caller_of()
             known = self._library[key] = caller is not None and self.context.model.library_instance(caller, name)
         return known
+
+    def _walked_scope(self) -> Tuple[Optional[cst.FunctionDef], Callable[[], Optional[FunctionSummary]]]:
+        """The function the walk is in, and a reader of its summary (the module body's outside any)."""
+        scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
+
+        def caller() -> Optional[FunctionSummary]:
+            found = function_summary(self.context, scope) if scope is not None else None
+            return found if found is not None else self.context.model.function(MODULE_BODY)
+
+        return scope, caller
 
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
