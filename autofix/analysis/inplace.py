@@ -437,6 +437,7 @@ class _Analysis:
         # Each statement is searched several times (writes, saves, escapes, backward calls).
         self._local: Dict[int, List[ast.AST]] = {}
         self._bound: Dict[int, Set[str]] = {}
+        self._padded: Dict[str, bool] = {}
         self._calls: Dict[int, List[ast.Call]] = {}
         self._own_calls: Dict[int, List[ast.Call]] = {}
         #: per unit: does it call backward; per (unit, scope): its in-place writes (neither depends on bindings)
@@ -643,11 +644,12 @@ class _Analysis:
     def input_only_padded(self, key: str) -> bool:
         """The one block built for ``key`` (``self.shortcut`` of a class), configured by its constructor
         call, reads its input only through padding modules (:func:`autofix.model.configured.input_only_padded`)."""
-        calls = self.ctor_calls.get(key, [])
-        if len(calls) != 1:
-            return False
-        cls = self.classes.get(self.module_ctor.get(key, ""))
-        return cls is not None and input_only_padded(cls, calls[0])
+        known = self._padded.get(key)
+        if known is None:
+            calls = self.ctor_calls.get(key, [])
+            cls = self.classes.get(self.module_ctor.get(key, "")) if len(calls) == 1 else None
+            known = self._padded[key] = cls is not None and input_only_padded(cls, calls[0])
+        return known
 
     def is_module_name(self, name: str) -> bool:
         """A name used as an ``nn.Module`` somewhere (``model.parameters()``, ``model.train()`` …)."""
