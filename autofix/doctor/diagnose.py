@@ -17,6 +17,8 @@ from autofix.types import Evidence, Location
 GRAPH_FREED = "Trying to backward through the graph a second time"
 INPLACE = ("modified by an inplace operation", "is being used in an in-place operation")
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation"
+#: raised by the write itself: a piece of ``chunk``/``split``/``unbind`` written in place
+MULTI_VIEW_INPLACE = "is a view and is being modified inplace"
 
 
 @dataclass(frozen=True)
@@ -403,6 +405,16 @@ def inplace(failure: Dict[str, Any], records: List[Dict[str, Any]], traceback_si
         evidence = Evidence("runtime", step, said + f" at {_where(site)}", _related(site))
         text = "in-place op on a leaf tensor that requires grad (no fix: wrap it in `with torch.no_grad():` or use the out-of-place form)"
         return [Diagnosis("AF103", site["file"], int(site["line"]), text, evidence)]
+    if traceback_sites and MULTI_VIEW_INPLACE in message:
+        site = traceback_sites[0]
+        evidence = Evidence("runtime", step, said + f" at {_where(site)}", _related(site))
+        guided = _augassign(site)
+        tail = "" if guided else " (no fix: write the out-of-place form, e.g. `part = part * w`)"
+        text = (
+            "in-place write to a piece of `chunk`/`split`/`unbind`, a view autograd refuses to see "
+            f"modified; use the out-of-place form{tail}"
+        )
+        return [Diagnosis("AF103", site["file"], int(site["line"]), text, evidence, guided=guided)]
     return []
 
 
