@@ -849,14 +849,22 @@ class ModuleModel:
         """
         head, _, rest = spelled.partition(".")
         owner: Optional[ClassSummary] = None
-        body = self.summary.functions.get(MODULE_BODY)
         if caller.class_name is not None and caller.params and head == caller.params[0]:
             owner = self.class_of(caller)
-        elif head in caller.local_constructors:
-            owner = self.constructed_class(caller.local_constructors[head])
-        elif body is not None and head in body.local_constructors and head not in caller.params:
-            owner = self.constructed_class(body.local_constructors[head])
+        else:
+            constructor = self.local_constructor(caller, head)
+            owner = self.constructed_class(constructor) if constructor is not None else None
         return self._held_class(owner, rest.split(".") if rest else [])
+
+    def local_constructor(self, caller: FunctionSummary, name: str) -> Optional[str]:
+        """The qualified callee whose result the plain name ``name`` holds inside ``caller``: assigned
+        there (``meter = AverageMeter()``), or at module level when no parameter shadows it."""
+        if name in caller.local_constructors:
+            return caller.local_constructors[name]
+        body = self.summary.functions.get(MODULE_BODY)
+        if body is not None and name in body.local_constructors and name not in caller.params:
+            return body.local_constructors[name]
+        return None
 
     def library_instance(self, caller: FunctionSummary, name: str) -> bool:
         """``name`` (a plain name) holds an instance of a class from a library outside the project
@@ -866,12 +874,8 @@ class ModuleModel:
         What such an object's named methods do with their arguments is not visible: whether
         ``model.discriminator_loss(z)`` hands back ``z``'s graph or a detached copy is a guess.
         """
-        body = self.summary.functions.get(MODULE_BODY)
-        if name in caller.local_constructors:
-            constructor = caller.local_constructors[name]
-        elif body is not None and name in body.local_constructors and name not in caller.params:
-            constructor = body.local_constructors[name]
-        else:
+        constructor = self.local_constructor(caller, name)
+        if constructor is None:
             return False
         root, _, rest = constructor.partition(".")
         last = constructor.rsplit(".", 1)[-1]
@@ -1091,10 +1095,7 @@ class ModuleModel:
             if not built:
                 return None
             owner = self._class_model(cls).resolve_qualified_or_local(built)
-        elif rest and (
-            head in caller.local_constructors
-            or (body is not None and head in body.local_constructors and head not in caller.params)
-        ):
+        elif rest and self.local_constructor(caller, head) is not None:
             # ``meter.update`` where ``meter = AverageMeter()`` here or at module level; ``metrics.track.add``.
             receiver, _, name = spelled.rpartition(".")
             holder = self.instance_class(caller, receiver)
