@@ -840,6 +840,20 @@ def _is_none_test(node: ast.Compare) -> bool:
     )
 
 
+def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
+    """Ids of every node inside a ``with torch.no_grad():`` (or ``inference_mode``) block of ``body``
+    (``with`` is a statement: expressions need no walk)."""
+    found: Set[int] = set()
+    for statement in _statements(body):
+        if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
+            (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+            .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
+            for i in statement.items
+        ):
+            found.update(id(inner) for inner in ast.walk(statement))
+    return found
+
+
 def function_header(node: FunctionNode, qualname: str, class_name: Optional[str], module: str) -> FunctionSummary:
     """What the ``def`` line alone tells of a function (its name, parameters, class, decorators): the
     summary before its body is read, for questions that need no more."""
@@ -999,14 +1013,7 @@ class _FunctionReader:
         if returns and not self.summary.grad_disabled:
             # ``with torch.no_grad(): return self.invert(x)``: every value handed back was computed
             # with grad disabled.
-            no_grad: Set[int] = set()
-            for statement in _statements(self.node.body):
-                if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
-                    (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
-                    .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
-                    for i in statement.items
-                ):
-                    no_grad.update(id(inner) for inner in ast.walk(statement))
+            no_grad = _under_no_grad(self.node.body)
             self.summary.returns_under_no_grad = all(id(value) in no_grad for value in returns)
         if (self.summary.grad_disabled or self.summary.returns_under_no_grad) and returns:
             rebound = {
@@ -1831,14 +1838,7 @@ class _AttributeReader:
         if self.self_name is None:
             return
         #: statements inside ``with torch.no_grad():`` (what they compute carries no graph)
-        self.no_grad: Set[int] = set()
-        for statement in _statements(self.method.body):  # ``with`` is a statement: expressions need no walk
-            if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
-                (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
-                .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
-                for i in statement.items
-            ):
-                self.no_grad.update(id(inner) for inner in ast.walk(statement))
+        self.no_grad = _under_no_grad(self.method.body)
         for node in _own_nodes(self.method):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
