@@ -1076,7 +1076,7 @@ class GraphFlow:
         if owner_name is None or owner_name == "self":
             return False
         self._expr(call, state)
-        for param, arg in _bind_arguments(callee, call):
+        for param, arg in bind_arguments(callee, call):
             if param in kept:
                 self._record_accumulation(line, owner_name, arg, self._expr(arg, state), "method", state)
         return True
@@ -1216,7 +1216,7 @@ class GraphFlow:
         positions = callee.returned_pass_through.get(len(parts))
         if positions is None:
             return parts
-        arguments = dict(_bind_arguments(callee, call))
+        arguments = dict(bind_arguments(callee, call))
         model = self.context.model
         out = list(parts)
         for index, passed in enumerate(positions):
@@ -1627,7 +1627,7 @@ class GraphFlow:
         detached (``calc_loss(..., r_i_t)`` reading ``r_i_t.detach().numpy()``)."""
         if callee is None or not callee.cut_params or any(a.star for a in call.args):
             return joined
-        cut = {id(arg) for param, arg in _bind_arguments(callee, call) if param in callee.cut_params}
+        cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in callee.cut_params}
         return _join_all([self._expr(a.value, state) for a in call.args if id(a.value) not in cut])
 
     def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:
@@ -1662,7 +1662,7 @@ class GraphFlow:
         callee = self._callee(call.func)
         if callee is None:
             return None
-        bound = _bind_arguments(callee, call)
+        bound = bind_arguments(callee, call)
         for param, arg in bound:
             if param in callee.kept_params:
                 self.escaped.update(self._expr(arg, state).labels)
@@ -1783,7 +1783,7 @@ def _call_params(callee: FunctionSummary) -> Tuple[str, ...]:
     return callee.params
 
 
-def _bind_arguments(callee: FunctionSummary, call: cst.Call) -> List[Tuple[str, cst.BaseExpression]]:
+def bind_arguments(callee: FunctionSummary, call: cst.Call) -> List[Tuple[str, cst.BaseExpression]]:
     """(parameter name, the argument a call passes for it), positional and keyword; keywords the
     callee does not name go to its ``**kwargs``; no ``*args``."""
     params = _call_params(callee)

@@ -11,6 +11,7 @@ import libcst as cst
 
 
 from autofix.analysis import screen
+from autofix.analysis.dataflow import bind_arguments
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
     names_class,
@@ -440,14 +441,7 @@ class DoubleBackward(Rule):
             helper = self.context.model.resolve_function(name) if name and "." not in name else None
             if helper is None or helper.class_name is not None or not helper.every_element_runs:
                 continue
-            for position, argument in enumerate(site.call.args):
-                if argument.star:
-                    break
-                param = argument.keyword.value if argument.keyword is not None else (
-                    helper.params[position] if position < len(helper.params) else None
-                )
-                if param in helper.every_element_runs:
-                    found.add(dotted_name(argument.value))
+            found.update(dotted_name(arg) for param, arg in bind_arguments(helper, site.call) if param in helper.every_element_runs)
         return found
 
     def _report_stale(self, trace: StepTrace, backward: TraceEvent, before: List[TraceEvent], facts: OptimizerFacts) -> bool:
