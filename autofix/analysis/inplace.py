@@ -56,7 +56,7 @@ from autofix.model.vocabulary import (
     VIEW_METHODS,
 )
 from autofix.model.returned import stored_names, tests_training
-from autofix.model.summaries import dotted, function_header, is_true, keyword_value
+from autofix.model.summaries import constructed_names, dotted, function_header, is_true, keyword_value
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(
@@ -436,7 +436,7 @@ class _Analysis:
         self._writes_memo: Dict[int, bool] = {}
         # Each statement is searched several times (writes, saves, escapes, backward calls).
         self._local: Dict[int, List[ast.AST]] = {}
-        self._bound: Dict[int, Set[str]] = {}
+        self._constructed: Dict[int, Set[str]] = {}
         self._padded: Dict[str, bool] = {}
         self._calls: Dict[int, List[ast.Call]] = {}
         self._own_calls: Dict[int, List[ast.Call]] = {}
@@ -458,13 +458,11 @@ class _Analysis:
             found = self._local[id(node)] = _walk(node)
         return found
 
-    def bound_names(self, node: ast.AST) -> Set[str]:
-        """The names ``node``'s own body binds (assigns, loops over, imports, ``with … as``), memoised."""
-        found = self._bound.get(id(node))
+    def constructed_names(self, node: ast.AST) -> Set[str]:
+        """The names ``node``'s own body binds from a call (the model's ``constructed_names``), memoised."""
+        found = self._constructed.get(id(node))
         if found is None:
-            found = self._bound[id(node)] = {
-                n.id for n in self.local(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-            }
+            found = self._constructed[id(node)] = constructed_names(self.local(node))
         return found
 
     def calls(self, node: ast.AST) -> List[ast.Call]:
@@ -1014,7 +1012,7 @@ class _Walker:
             if qualname not in model.summary.functions:
                 return None
             header = function_header(node, qualname, self.scope.cls.name if self.scope.cls is not None else None, model.summary.name)
-            target = model.callee_of(header, spelled, self.a.bound_names(node))
+            target = model.callee_of(header, spelled, self.a.constructed_names(node))
         written = model.call_writes(target, model.summary.name)
         return set(written) if written else None
 

@@ -1036,16 +1036,18 @@ class ModuleModel:
             return None
         return found
 
-    def callee_of(self, header: FunctionSummary, spelled: str, bound: AbstractSet[str]) -> Optional[Definition]:
+    def callee_of(self, header: FunctionSummary, spelled: str, constructed: AbstractSet[str]) -> Optional[Definition]:
         """:meth:`callee` for a function of this module known by its ``def`` line (``header``, see
-        :func:`function_header`), given every name its body binds (``bound``).
+        :func:`function_header`), given the names its body binds from a call (``constructed``, see
+        :func:`constructed_names`).
 
-        The body's summary is read only when the call may be on one of its locals (``meter.update``
-        where ``meter = AverageMeter()``, ``meters[k].update``): the answer for ``self.block``,
-        ``helper``, ``utils.helper`` or ``torch.cat`` depends on nothing else in the body.
+        The body's summary is read only when the call may be on an object the body built
+        (``meter.update`` where ``meter = AverageMeter()``, ``meters[k].update``): the answer for
+        ``self.block``, ``helper``, ``utils.helper``, ``torch.cat`` or ``x.view`` where ``x`` is
+        bound otherwise depends on nothing else in the body.
         """
         head, dot, _ = spelled.partition(".")
-        if head.endswith("[]") or (dot and head in bound):
+        if head.endswith("[]") or (dot and head in constructed):
             caller = self.function(header.qualname)
             return self.callee(caller, spelled) if caller is not None else None
         return self.callee(header, spelled)

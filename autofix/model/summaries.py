@@ -854,6 +854,19 @@ def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
     return found
 
 
+def constructed_names(nodes: Iterable[ast.AST]) -> Set[str]:
+    """The plain names an assignment among ``nodes`` binds from a call (``meter = AverageMeter()``):
+    the only names whose class a function's summary (``local_constructors``) can know, so a call
+    on a name bound otherwise runs what the ``def`` line alone tells."""
+    return {
+        target.id
+        for node in nodes
+        if type(node) is ast.Assign and type(node.value) is ast.Call  # type: ignore[attr-defined]
+        for target in node.targets  # type: ignore[attr-defined]
+        if type(target) is ast.Name
+    }
+
+
 def function_header(node: FunctionNode, qualname: str, class_name: Optional[str], module: str) -> FunctionSummary:
     """What the ``def`` line alone tells of a function (its name, parameters, class, decorators): the
     summary before its body is read, for questions that need no more."""
