@@ -576,7 +576,7 @@ def _carried_fixed(src: str):
     from autofix.analysis.loops import carried_names
 
     loop = cst.parse_module(textwrap.dedent(src)).body[0]
-    return carried_names(loop.body, None, lambda name: name == "self.kind", loop.target).names
+    return carried_names(loop.body, None, lambda name, touched: name == "self.kind", loop.target).names
 
 
 @pytest.mark.parametrize(

@@ -1320,12 +1320,18 @@ class GraphFlow:
                 return owner if owner.is_tensor else Val(owner.level, owner.labels)
         return CLEAN
 
-    def _fixed_during_loop(self, name: str) -> bool:
-        """``self.<attr>`` (or ``self.<attr>.<x>``) that only ``__init__`` assigns: no method a loop
-        runs rebinds it, so a test on it has one value for the whole loop."""
+    def _fixed_during_loop(self, name: str, touched: FrozenSet[str]) -> bool:
+        """A dotted name a test on which has one value for the whole loop: ``self.<attr>`` (or
+        ``self.<attr>.<x>``) that only ``__init__`` assigns, so no method the loop runs rebinds it;
+        or an attribute of a parameter (``args.hier``) whose object the loop body neither hands to
+        a call nor stores into (``touched``): no code the loop runs can reach it to change it."""
         base, _, rest = name.partition(".")
-        held = self._attribute(base, rest.split(".", 1)[0]) if base == "self" and rest else None
-        return held is not None and held.assigned_in == ["__init__"]
+        if base == "self":
+            held = self._attribute(base, rest.split(".", 1)[0]) if rest else None
+            return held is not None and held.assigned_in == ["__init__"]
+        parts = name.split(".")
+        prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        return base in self.params and not prefixes & touched
 
     def _attribute(self, base: str, attr: str) -> Optional[AttributeSummary]:
         """What the model says ``base.attr`` holds: ``self`` in a method, or an instance of a project class."""

@@ -69,15 +69,16 @@ def block_statements(block: cst.CSTNode) -> Sequence[cst.CSTNode]:
 def carried_names(
     body: cst.CSTNode,
     test: Optional[cst.BaseExpression] = None,
-    fixed: Optional[Callable[[str], bool]] = None,
+    fixed: Optional[Callable[[str, FrozenSet[str]], bool]] = None,
     target: Optional[cst.BaseExpression] = None,
 ) -> Carried:
     """Names the loop body ``body`` (the loop's ``IndentedBlock``) carries across iterations.
 
     ``test`` is a ``while`` loop's condition, read before every iteration. ``fixed`` says of a
-    dotted name (``self.loss_kind``) that nothing run during the loop rebinds it (only
-    ``__init__`` assigns it); plain names neither the body nor the ``for`` loop's ``target``
-    assigns are then fixed too. Without ``fixed`` no test counts as fixed.
+    dotted name (``self.loss_kind``, ``args.mode``) that nothing run during the loop rebinds it,
+    given the names whose objects the loop body may change in place (``_touched``); plain names
+    neither the body nor the ``for`` loop's ``target`` assigns are then fixed too. Without
+    ``fixed`` no test counts as fixed.
     """
     first = _Walker()
     if target is not None:
@@ -184,7 +185,7 @@ class _Walker:
     def __init__(
         self,
         loop_assigned: Optional[Dict[str, List[cst.CSTNode]]] = None,
-        fixed: Optional[Callable[[str], bool]] = None,
+        fixed: Optional[Callable[[str, FrozenSet[str]], bool]] = None,
         touched: FrozenSet[str] = frozenset(),
     ) -> None:
         self.exposed: Dict[str, cst.CSTNode] = {}
@@ -277,7 +278,7 @@ class _Walker:
             whole = not any(other.startswith(name + ".") for other in reads)
             if whole and name in self.touched:
                 return False
-            if "." in name and (self.fixed is None or not self.fixed(name)):
+            if "." in name and (self.fixed is None or not self.fixed(name, self.touched)):
                 return False
         return True
 
