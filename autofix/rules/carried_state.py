@@ -29,12 +29,38 @@ from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
 from autofix.model.summaries import AttrKind
-from autofix.model.vocabulary import FACTORIES, FRESH_METHODS
+from autofix.model.vocabulary import FACTORIES, FRESH_METHODS, SAVES_OUTPUT
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
 
 _TENSOR_KINDS = {"RNN", "GRU", "RNNCell", "GRUCell"}
 
+
+
+def _saves_only_its_output(statements: Sequence[cst.CSTNode], name: str) -> bool:
+    """Every assignment of ``name`` among ``statements`` is one op whose backward reads only its
+    own output (``self.log_alpha.exp()``, ``torch.sigmoid(self.logit)``), applied to a plain name:
+    the graph saves none of the tensors an optimizer's step rewrites in place."""
+    values = [
+        small.value
+        for statement in statements
+        for small in getattr(statement, "body", ())
+        if isinstance(small, cst.Assign) and any(dotted_name(t.target) == name for t in small.targets)
+    ]
+    if not values or len(values) != len(statements):
+        return False
+    for value in values:
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+            return False
+        if value.func.attr.value not in SAVES_OUTPUT:
+            return False
+        if value.args:
+            operand = value.args[0].value if len(value.args) == 1 and dotted_name(value.func.value) == "torch" else None
+        else:
+            operand = value.func.value
+        if operand is None or dotted_name(operand) is None:
+            return False
+    return True
 
 class CarriedState(Rule):
     """
@@ -325,6 +351,10 @@ class CarriedState(Rule):
                 continue
             label = ("carry", method, name)
             through = [b for b in own if label in b.value.labels]
+            if len(through) == 1 and _saves_only_its_output(flow.carried[method].assignments.get(name, []), name):
+                # One backward per call through ``exp(log_alpha)`` made after the last step: its
+                # backward reads the value itself, never the parameter the step rewrote in place.
+                continue
             if name in first_read and through:
                 freed = self.METHOD_PARAMETER_FREED if len(through) > 1 else ""
                 self.report(first_read[name], self.METHOD_PARAMETER_MESSAGE.format(name=name, freed=freed))
