@@ -308,6 +308,25 @@ _noop = [
         """,
         id="a method of a module whose class cannot be told returns no proven graph",
     ),
+    pytest.param(
+        """
+        import numpy as np
+
+        class Saliency:
+            def input_gradient(self, x):
+                x = x.clone().requires_grad_(True)
+                model.zero_grad()
+                model(x).sum().backward()
+                return x.grad.cpu().numpy()[0]
+
+            def integrated(self, x, steps):
+                total = np.zeros(x.shape[1])
+                for k in range(steps + 1):
+                    total = total + self.input_gradient(x * k / steps) / steps
+                return total
+        """,
+        id="a numpy array a method hands back after its own backward holds no graph",
+    ),
 ]
 
 

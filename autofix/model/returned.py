@@ -345,6 +345,8 @@ class _PassReader:
             return None, False
         if isinstance(expr, ast.Constant) and expr.value is None:
             return (frozenset(), frozenset()), False
+        if _cuts_graph(expr):
+            return (frozenset(), frozenset()), False
         if isinstance(expr, ast.Call):
             spelled = _spelled(expr.func)
             return ((frozenset(), frozenset({spelled})) if spelled is not None else None), False
@@ -368,6 +370,20 @@ class _PassReader:
         if not looped:
             self.memo[name] = found
         return found, looped
+
+
+#: Methods whose result holds no graph whatever they are called on; a buffer's ``sample()``
+#: hands back what was stored in it, graph and all.
+_NO_GRAPH_METHODS = CUT_METHODS - {"sample"}
+
+
+def _cuts_graph(expr: ast.expr) -> bool:
+    """``acc.detach()``, ``x.grad``, ``logits.argmax(1)``, ``out.item()``: a value with no graph,
+    whatever it was computed from."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in CUT_ATTRIBUTES
+    func = expr.func if isinstance(expr, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr in _NO_GRAPH_METHODS
 
 
 def _join_pass(a: Optional[PassThrough], b: Optional[PassThrough]) -> Optional[PassThrough]:

@@ -1452,6 +1452,8 @@ class _FunctionReader:
                 return Kind.NUMBER
             if method == "tolist":
                 return Kind.LIST
+            if method == "numpy":
+                return Kind.PLAIN  # an array: no graph, and nothing ``.detach()`` may be called on
             if method == "size" and not any(isinstance(a, ast.Starred) for a in call.args):
                 # ``x.size(0)``: an int; ``x.size()``: a ``torch.Size``, a tuple of ints
                 return Kind.NUMBER if call.args or call.keywords else Kind.TUPLE
