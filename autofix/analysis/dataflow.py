@@ -1697,6 +1697,10 @@ class GraphFlow:
                 # after that loop, not the graph of one forward: a graph only where the model
                 # knows one is returned (a list its loop filled with losses).
                 return Val(kinds=kinds)
+            if callee.returns_opaque_call:
+                # ``return loss.get_loss()`` of a loss object: what it hands back is not known to
+                # be the graph it back-propagated (nor a tensor): assumed, not proven.
+                source = source | {("assumed",)}
             return Val(GRAPH, source, kinds)
         if self._nograd or not any(_may_hold_graph(shape) for shape in shapes):
             return Val(kinds=kinds)

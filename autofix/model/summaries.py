@@ -333,6 +333,10 @@ class FunctionSummary:
     returns_backpropagated: bool = False
     #: a list it returns was filled with tensors it back-propagated (``losses.append(loss)``)
     returns_backpropagated_list: bool = False
+    #: every ``return`` hands back what a method no ``torch.Tensor`` has returns, called on a
+    #: local (``return loss.get_loss()`` of a loss object with its own ``backward``): not known
+    #: to be a tensor, let alone the graph the function back-propagated
+    returns_opaque_call: bool = False
     #: the function computes only on what it is given: a plain function whose code reads no
     #: global but imported modules and builtins, and calls only library functions that hold no
     #: parameters (``torch.*`` but not ``torch.nn`` layers), builtins and tensor methods
@@ -1061,6 +1065,11 @@ class _FunctionReader:
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in freed
             }
             self.summary.returns_backpropagated_list = any(isinstance(v, ast.Name) and v.id in filled for v in returns)
+        self.summary.returns_opaque_call = bool(returns) and all(
+            isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name)
+            and v.func.value.id != self.self_name and v.func.attr not in TENSOR_METHODS
+            for v in returns
+        )
         self.summary.returned_constructor = self._returned_constructor(returns)
         self.summary.on_arguments_only = self.self_name is None and self.node.name != MODULE_BODY and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
