@@ -1410,6 +1410,70 @@ def test_every_element_of_a_returned_tuple_runs_the_modules_it_surely_comes_thro
     assert runs["one"] == set()
 
 
+def test_returned_element_sources_name_the_modules_each_element_may_come_through():
+    module = ast.parse(textwrap.dedent("""
+        import torch
+
+        class Heads(torch.nn.Module):
+            def forward(self, x):
+                return self.actor(x), self.critic(x)
+
+        class Trunk(torch.nn.Module):
+            def forward(self, x):
+                h = self.body(x)
+                return self.pi(h), self.v(h)
+
+        def rollout(actor, critic, n):
+            values = torch.empty(0)
+            total = 0
+            for _ in range(n):
+                s = torch.randn(1, 4)
+                values = torch.cat((values, critic(s)))
+                total += actor(torch.tensor(s)).sum().item()
+            return values, actor(s), total, [c for c in s]
+    """))
+    functions = summarize(module).functions
+    assert functions["Heads.forward"].returned_element_sources == {2: (frozenset({"self.actor"}), frozenset({"self.critic"}))}
+    assert functions["Trunk.forward"].returned_element_sources == {
+        2: (frozenset({"self.pi", "self.body"}), frozenset({"self.v", "self.body"}))
+    }
+    # a loop's rebinding adds its own module; .item() and torch.tensor cut; a comprehension is not read
+    assert functions["rollout"].returned_element_sources == {
+        4: (frozenset({"critic"}), frozenset({"actor"}), frozenset(), None)
+    }
+
+
+def test_parameter_class_is_what_every_call_in_the_file_binds():
+    model = model_for_source(textwrap.dedent("""
+        import torch
+
+        class Agent(torch.nn.Module):
+            def forward(self, x):
+                return self.actor(x), self.critic(x)
+
+        def update(policy, states):
+            return policy(states)
+
+        def train(policy, states):
+            update(policy, states)
+
+        def other(model, states):
+            update(model, states)
+
+        agent = Agent()
+        train(agent, torch.randn(2))
+    """), "m.py", project=None)
+    assert model is not None
+    update = model.function("update")
+    train = model.function("train")
+    assert update is not None and train is not None
+    found = model.parameter_class(train, "policy")
+    assert found is not None and found.name == "Agent"
+    # ``other`` passes a parameter no call binds: what ``update`` gets cannot be told
+    assert model.parameter_class(update, "policy") is None
+    assert model.returned_element_graphs(model.method(found, "forward")) == (frozenset({"self.actor"}), frozenset({"self.critic"}))
+
+
 def test_returned_elements_are_read_once_per_name_however_often_each_is_bound():
     # a0 = x; a1 = a0; a1 = a0; ... each name bound twice: read path by path, 2**40 readings
     lines = ["def f(x, net):", "    a0 = x"]

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Seq
 
 import libcst as cst
 
-from autofix.analysis.dataflow import module_facts
+from autofix.analysis.dataflow import bind_arguments, module_facts
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import (
@@ -118,6 +118,16 @@ def _derives_elements(callee: str, args: List["_Value"]) -> bool:
     if callee[:1].isupper() or _DATA_CALLEE.search(callee):
         return False
     return any(v.shared_elements if v.container else bool(v.origins) for v in args)
+
+
+def _sharing_groups(sources: Sequence[FrozenSet[str]]) -> List[int]:
+    """For each element, the first element it shares a source with, directly or through others."""
+    group = list(range(len(sources)))
+    for i, j in itertools.combinations(range(len(sources)), 2):
+        if sources[i] & sources[j]:
+            old, new = group[j], group[i]
+            group = [new if g == old else g for g in group]
+    return group
 
 
 def _library_callable(qualified: Set[str]) -> bool:
@@ -589,6 +599,52 @@ class _GraphWalker:
 
         return scope, caller
 
+    def _separate_elements(
+        self, call: cst.Call, arg_values: Sequence[_Value], args: Origins, helper: Optional[FunctionSummary] = None
+    ) -> Optional[_Value]:
+        """A call whose returned tuple's elements share no graph node beyond what its arguments share:
+        ``logits, value = policy(states)`` where ``forward`` returns ``self.actor(state),
+        self.critic(state)``, ``values, logps, returns = play(actor, critic, n)`` where ``play`` builds
+        ``values`` from ``critic(s)`` and ``logps`` from ``actor(s)`` on fresh states. Each element gets
+        a forward pass of its own (and the arguments' graph). None unless the callee is read and each
+        element runs other modules of its own (see :meth:`ModuleModel.returned_element_graphs`)."""
+        model = self.context.model
+        spelled = dotted_name(call.func)
+        if spelled is None:
+            return None
+        home = model
+        if helper is None:
+            caller = self._walked_scope()[1]()
+            if caller is None:
+                return None
+            cls = model.instance_class(caller, spelled)
+            if cls is None and "." not in spelled:
+                cls = model.parameter_class(caller, spelled)
+            if cls is None or not model.is_module_class(cls) or model.method(cls, "__call__") is not None:
+                return None
+            helper = model.method(cls, "forward")
+            home = model.class_model(cls)
+        if helper is None:
+            return None
+        elements = home.returned_element_graphs(helper)
+        if elements is None or len(elements) < 2:
+            return None
+        bound = bind_arguments(helper, call)
+        passed = {param: dotted_name(arg) or f"<argument {index}>" for index, (param, arg) in enumerate(bound)}
+        # A module handed in as an argument is named as the caller spells it (``play(net, net)`` runs one).
+        sources = [frozenset(passed.get(s, s) if s in helper.params else s for s in element) for element in elements]
+        # What the modules handed in were built by is no graph: only the other arguments' graphs go in.
+        modules = {id(arg) for param, arg in bound if any(param in element for element in elements)}
+        args = _union(v.origins for a, v in zip(call.args, arg_values) if id(a.value) not in modules)
+        groups = _sharing_groups(sources)
+        if len(set(groups)) < 2:
+            return None
+        # Elements with a source in common share a forward pass; one that runs nothing and reads
+        # nothing held (``torch.randn(n)``) has only the arguments' graph.
+        made = {group: self._new_origin(call, arg_values) for group, element in zip(groups, sources) if element}
+        parts = tuple(_Value(args | made[group] if element else args) for group, element in zip(groups, sources))
+        return _Value(_union(p.origins for p in parts), parts=parts)
+
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
         args = _union(v.origins for v in arg_values)
@@ -630,6 +686,9 @@ class _GraphWalker:
                 # ``model.discriminator_loss(z)`` of a library's object: whether it hands back ``z``'s
                 # graph or a detached copy is not visible, so that graph is assumed, not proven.
                 self.assumed.update(a.value for a, v in zip(call.args, arg_values) if v.origins)
+            separate = self._separate_elements(call, arg_values, args)
+            if separate is not None:
+                return separate
             # model.encode(x), self.backbone(x): a forward pass through parameters.
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(method, arg_values))
         if isinstance(func, cst.Name):
@@ -667,6 +726,9 @@ class _GraphWalker:
                 # result carries their graph and no forward pass of its own (``ensure_tuple(losses)``
                 # hands back elements sharing what the argument's elements share).
                 return _Value(args, shared_elements=_derives_elements(func.value, arg_values))
+            separate = self._separate_elements(call, arg_values, args, helper)
+            if separate is not None:
+                return separate
             return _Value(args | self._new_origin(call, arg_values), shared_elements=_derives_elements(func.value, arg_values))
         return _Value(args | self._value(func, env, disabled).origins | self._new_origin(call, arg_values))
 

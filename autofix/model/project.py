@@ -312,6 +312,7 @@ class ModuleModel:
         self._models: Dict[str, ModuleModel] = {}
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
         self._methods_named: Optional[Tuple[Dict[str, List[ClassSummary]], List[Tuple[str, FrozenSet[str]]]]] = None
+        self._parameter_classes: Dict[Tuple[str, str], Optional[ClassSummary]] = {}
 
     # ------------------------------------------------------------------ this module
 
@@ -855,6 +856,53 @@ class ModuleModel:
             constructor = self.local_constructor(caller, head)
             owner = self.constructed_class(constructor) if constructor is not None else None
         return self._held_class(owner, rest.split(".") if rest else [])
+
+    def parameter_class(self, function: FunctionSummary, name: str, depth: int = 0) -> Optional[ClassSummary]:
+        """The project class of what every call in this file binds to the parameter ``name`` of a plain
+        function of this file: ``update(policy, states)`` where ``policy = ActorCritic(...)``, also
+        handed on through a caller's own parameter. None when a call passes anything else (or leaves
+        the parameter to its default), when calls disagree, or when no call is seen here."""
+        if (
+            depth > 3 or function.class_name is not None or name not in function.params
+            or self.summary.functions.get(function.qualname) is not function
+        ):
+            return None
+        key = (function.qualname, name)
+        if key in self._parameter_classes:
+            return self._parameter_classes[key]
+        self._parameter_classes[key] = None  # a recursive call binds nothing new
+        position = function.params.index(name)
+        found: Optional[ClassSummary] = None
+        for caller in self.functions():
+            for positional, keywords in caller.call_arguments.get(function.name, ()):
+                passed = positional[position] if position < len(positional) else dict(keywords).get(name)
+                bound = None if passed is None else self.instance_class(caller, passed) or self.parameter_class(caller, passed, depth + 1)
+                if bound is None or (found is not None and found.qualname != bound.qualname):
+                    return None
+                found = bound
+        self._parameter_classes[key] = found
+        return found
+
+    def returned_element_graphs(self, function: FunctionSummary) -> Optional[Tuple[FrozenSet[str], ...]]:
+        """What each element of the one tuple length ``function`` returns may take its graph from when
+        the arguments carry none (:attr:`FunctionSummary.returned_element_sources`). For a method,
+        each ``self.<attr>`` must be something the instance holds (a submodule, a parameter), not a
+        method of its class, and ``self`` must not be handed on whole. None when not known."""
+        if len(function.returned_element_sources) != 1:
+            return None
+        (elements,) = function.returned_element_sources.values()
+        known = tuple(e for e in elements if e is not None)
+        if len(known) != len(elements):
+            return None
+        if function.class_name is None or not function.params:
+            return known
+        cls = self.class_of(function)
+        me = function.params[0]
+        for source in frozenset().union(*known):
+            head, _, attribute = source.partition(".")
+            if head == me and (cls is None or not attribute or self.method(cls, attribute) is not None):
+                return None
+        return known
 
     def local_constructor(self, caller: FunctionSummary, name: str) -> Optional[str]:
         """The qualified callee whose result the plain name ``name`` holds inside ``caller``: assigned

@@ -9,10 +9,10 @@ written in place). Read from Python's :mod:`ast` alone.
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from autofix.model.inplace_ops import INPLACE_METHODS
-from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_METHODS, SAVES_OUTPUT
+from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_METHODS, LIBRARIES, SAVES_OUTPUT, Effect, function_effect
 
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -226,9 +226,12 @@ def returned_pass_through(
     return {length: tuple(parts) for length, parts in found.items()}
 
 
-def _bindings_and_returns(nodes: Iterable[ast.AST]) -> Tuple[Dict[str, List[Optional[ast.expr]]], List[ast.Return]]:
+def _bindings_and_returns(
+    nodes: Iterable[ast.AST], augmented: bool = False
+) -> Tuple[Dict[str, List[Optional[ast.expr]]], List[ast.Return]]:
     """Every binding of each name (its value, None where not an expression: a loop target, an
-    import), and the ``return`` statements, read flow-insensitively."""
+    import), and the ``return`` statements, read flow-insensitively. ``augmented``: ``x += v`` binds
+    ``x + v`` (else None)."""
     bindings: Dict[str, List[Optional[ast.expr]]] = {}
     returns: List[ast.Return] = []
     for node in nodes:
@@ -237,6 +240,8 @@ def _bindings_and_returns(nodes: Iterable[ast.AST]) -> Tuple[Dict[str, List[Opti
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 _bind_pass(target, node.value, bindings)
+        elif augmented and isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            _bind_pass(node.target, ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value), bindings)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)):
             _bind_pass(node.target, None, bindings)
         elif isinstance(node, ast.NamedExpr):
@@ -303,6 +308,158 @@ def _runs(
     for child in ast.iter_child_nodes(expr):
         found |= _runs(child, params, bindings, memo)
     return found
+
+
+#: a builtin called by name: it runs no module and hands back what it was given
+_BUILTIN_CALLS = frozenset({
+    "len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "sum", "min", "max", "abs",
+    "float", "int", "bool", "str", "isinstance", "sorted", "reversed", "map", "filter", "round",
+})
+
+
+def returned_element_sources(
+    params: Sequence[str], nodes: Iterable[ast.AST], self_name: Optional[str], qualify: Callable[[str], str]
+) -> Dict[int, Tuple[Optional[FrozenSet[str]], ...]]:
+    """Per length of the returned tuple literals, per position: what the element's graph may come
+    from when the arguments carry none. Each source is a module run (a parameter called,
+    ``critic(s)``, or an attribute of ``self`` called, ``self.actor(state)``: spelled ``critic``,
+    ``self.actor``), a ``self`` attribute or global read (``self`` itself, handed on whole), or a
+    global called (``helper(x)``); None where it cannot be told (a loop target, a comprehension).
+    Read flow-insensitively: every binding of a name counts, a loop's rebinding (``values =
+    torch.cat((values, critic(s)))``, ``total += r``) included. What a function that cuts the graph
+    makes (``torch.tensor(state)``, ``x.item()``) has none; ``qualify`` gives a callee's qualified
+    name (``th.tensor`` → ``torch.tensor``).
+
+    Elements with no source in common share no node of a graph: ``return self.actor(state),
+    self.critic(state)`` on a batch, but not ``h = self.body(x); return self.pi(h), self.v(h)``.
+    Empty when some ``return`` is not a tuple literal.
+    """
+    bindings, returns = _bindings_and_returns(nodes, augmented=True)
+    reader = _SourceReader(params, bindings, self_name, qualify)
+    found: Dict[int, List[Optional[FrozenSet[str]]]] = {}
+    for node in returns:
+        value = node.value
+        if value is None or isinstance(value, ast.Constant) and value.value is None:
+            continue
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return {}
+        elements = [reader.read(e) for e in value.elts]
+        known = found.get(len(elements))
+        found[len(elements)] = elements if known is None else [_join_sources(a, b) for a, b in zip(known, elements)]
+    return {length: tuple(parts) for length, parts in found.items()}
+
+
+class _SourceReader:
+    """What an expression's graph may come from (see :func:`returned_element_sources`)."""
+
+    def __init__(
+        self, params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], self_name: Optional[str],
+        qualify: Callable[[str], str],
+    ) -> None:
+        self.params = params
+        self.bindings = bindings
+        self.self_name = self_name
+        self.qualify = qualify
+        #: name → its sources
+        self.memo: Dict[str, Optional[FrozenSet[str]]] = {}
+        self.reading: Set[str] = set()
+        #: names being read that the name being read met again (a loop of bindings)
+        self.hit: Set[str] = set()
+
+    def read(self, expr: Optional[ast.AST]) -> Optional[FrozenSet[str]]:
+        if expr is None:
+            return None
+        if isinstance(expr, (ast.Constant, ast.Lambda)):
+            return frozenset()
+        if isinstance(expr, ast.Name):
+            return self._name(expr.id)
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in CUT_ATTRIBUTES:
+                return frozenset()
+            parts = (_spelled(expr) or "").split(".")
+            head = parts[0] or None
+            if head is not None and head == self.self_name:
+                # ``self.log_std``: what the instance holds (a parameter, or a graph kept from a call before).
+                return frozenset({".".join(parts[:2])})
+            if head is not None and head not in self.params and head not in self.bindings:
+                return frozenset()  # ``torch.float32``, ``np.pi``: a constant of an imported module
+            return self.read(expr.value)
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return None
+        found: FrozenSet[str] = frozenset()
+        for child in ast.iter_child_nodes(expr):
+            if isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+                continue
+            part = self.read(child)
+            if part is None:
+                return None
+            found |= part
+        return found
+
+    def _name(self, name: str) -> Optional[FrozenSet[str]]:
+        if name in self.reading:
+            # A loop of bindings: its other bindings give the rest.
+            self.hit.add(name)
+            return frozenset()
+        if name in self.memo:
+            return self.memo[name]
+        values = self.bindings.get(name)
+        if not values:
+            if name == self.self_name:
+                return frozenset({name})
+            # A parameter as given carries no graph here (the caller checks its arguments); a global may.
+            return frozenset() if name in self.params else frozenset({name})
+        outer, self.hit = self.hit, set()
+        self.reading.add(name)
+        found: Optional[FrozenSet[str]] = frozenset()
+        for value in values:
+            part = self.read(value)
+            found = None if part is None or found is None else found | part
+        self.reading.discard(name)
+        self.hit.discard(name)
+        if not self.hit:
+            # Kept only when complete: read inside a loop through an outer name, it lacks that name's rest.
+            self.memo[name] = found
+        self.hit |= outer
+        return found
+
+    def _call(self, call: ast.Call) -> Optional[FrozenSet[str]]:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
+            return frozenset()
+        spelled = _spelled(func)
+        if spelled is not None and function_effect(spelled, self.qualify(spelled)) is Effect.CUT:
+            return frozenset()
+        found: Optional[FrozenSet[str]] = self._callee(func)
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            part = self.read(arg.value if isinstance(arg, ast.Starred) else arg)
+            found = None if part is None or found is None else found | part
+        return found
+
+    def _callee(self, func: ast.expr) -> Optional[FrozenSet[str]]:
+        """The module a call runs: a parameter (``critic``), an attribute of ``self`` (``self.actor``),
+        a global called by name; nothing for a library function (``torch.cat``) or a builtin."""
+        spelled = _spelled(func)
+        if spelled is None:
+            # ``actor(s).squeeze(0)``: a method of a value made here.
+            return self.read(func.value) if isinstance(func, ast.Attribute) else None
+        head = spelled.split(".", 1)[0]
+        if head in self.bindings:
+            return self.read(func)
+        if head == self.self_name:
+            return frozenset({".".join(spelled.split(".", 2)[:2])})
+        if head in self.params:
+            return frozenset({head})
+        if "." in spelled or spelled in _BUILTIN_CALLS or self.qualify(spelled).split(".", 1)[0] in LIBRARIES:
+            # A function of an imported module (``F.relu``, ``log_softmax`` from torch), or a builtin.
+            return frozenset()
+        return frozenset({spelled})
+
+
+def _join_sources(a: Optional[FrozenSet[str]], b: Optional[FrozenSet[str]]) -> Optional[FrozenSet[str]]:
+    return None if a is None or b is None else a | b
 
 
 def _bind_pass(target: ast.expr, value: Optional[ast.expr], bindings: Dict[str, List[Optional[ast.expr]]]) -> None:

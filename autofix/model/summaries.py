@@ -57,7 +57,13 @@ from autofix.model.vocabulary import (
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.self_state import carried_attributes
 from autofix.model.lazy import LazyTable, Once, SourceTree
-from autofix.model.returned import PassThrough, forward_outputs, forwards_in_every_element, returned_pass_through
+from autofix.model.returned import (
+    PassThrough,
+    forward_outputs,
+    forwards_in_every_element,
+    returned_element_sources,
+    returned_pass_through,
+)
 
 WRAPPERS = ACCELERATORS | FABRICS
 
@@ -242,6 +248,14 @@ def grad_disabling(decorators: Iterable[str]) -> bool:
     return any(d.rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS for d in decorators)
 
 
+#: one call's arguments as plain names (None: another expression): positional, then ``(keyword, name)``
+CallArguments = Tuple[Tuple[Optional[str], ...], Tuple[Tuple[str, Optional[str]], ...]]
+
+
+def _plain_name(node: ast.expr) -> Optional[str]:
+    return node.id if isinstance(node, ast.Name) else None
+
+
 @dataclass
 class FunctionSummary:
     """What one function or method does, read from its own body (nested defs excluded)."""
@@ -285,6 +299,10 @@ class FunctionSummary:
     #: params whose forward every element of every returned tuple surely comes through
     #: (:func:`~autofix.model.returned.forwards_in_every_element`)
     every_element_runs: FrozenSet[str] = frozenset()
+    #: per length of the returned tuple literals, per position: the modules run and the ``self``
+    #: attributes and globals read that the element's graph may come from when the arguments carry
+    #: none, None where unknown (:func:`~autofix.model.returned.returned_element_sources`)
+    returned_element_sources: Dict[int, Tuple[Optional[FrozenSet[str]], ...]] = field(default_factory=dict)
     #: params written in place (``p.add_(…)``, ``p[i] = …``, ``p += …``)
     inplace_params: Set[str] = field(default_factory=set)
     #: params detached (``p.detach()``, ``p.data``)
@@ -304,6 +322,9 @@ class FunctionSummary:
     calls: List[str] = field(default_factory=list)
     #: the function holds a ``for`` or ``while`` loop in its own body
     has_loop: bool = False
+    #: calls of a plain name (``update(policy, states)``): per callee, each call's arguments, positional
+    #: and keyword, as the plain names passed (None: any other expression); calls with ``*``/``**`` left out
+    call_arguments: Dict[str, List[CallArguments]] = field(default_factory=dict)
     #: callees called inside a loop body of this function, spelled as in :attr:`calls`
     #: (``self.train_step`` of ``for batch in loader: self.train_step(batch)``)
     looped_calls: Set[str] = field(default_factory=set)
@@ -1027,6 +1048,7 @@ class _FunctionReader:
             unpacked = [p for p in self.summary.params if p not in packed]
             self.summary.returned_pass_through = returned_pass_through(unpacked, own, tensor_returns)
             self.summary.every_element_runs = forwards_in_every_element(unpacked, own)
+            self.summary.returned_element_sources = returned_element_sources(self.summary.params, own, self.self_name, self.module.qualify)
         if returns and not self.summary.grad_disabled:
             # ``with torch.no_grad(): return self.invert(x)``: every value handed back was computed
             # with grad disabled.
@@ -1631,6 +1653,11 @@ class _FunctionReader:
             summary.calls.append(spelled if head == self.self_name or head not in self.module.imports else self.module.qualify(spelled))
         if self._is_self(func):
             summary.self_calls.append("__call__")
+        if isinstance(func, ast.Name) and not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg for k in call.keywords):
+            summary.call_arguments.setdefault(func.id, []).append((
+                tuple(_plain_name(a) for a in call.args),
+                tuple((k.arg, _plain_name(k.value)) for k in call.keywords if k.arg is not None),
+            ))
         if spelled in NUMBER_FUNCTIONS and call.args:
             summary.number_params.update(self._taint_of(call.args[0]))
         if self.own_params - summary.kept_params:

@@ -119,7 +119,9 @@ class DoubleBackward(Rule):
     without `.detach()` before `backward_G()` goes through it again; actor and
     critic losses of one forward pass back-propagated with a `step()` between
     them (with `retain_graph=True`, reported only when that step rewrites
-    parameters the kept graph saved); a `loss.backward()` inside a Lightning
+    parameters the kept graph saved; for one loss back-propagated twice, any step
+    between whose optimizer is not known to train other parameters, since it
+    steps on the gradients that loss just gave); a `loss.backward()` inside a Lightning
     `training_step` that also returns the loss under automatic optimization,
     where Lightning's own backward is the second one. Also reported, with no
     fix: a loss whose graph ran through a module before an optimizer `step()`
@@ -482,10 +484,24 @@ class DoubleBackward(Rule):
         if has_keyword_true(first.call, "retain_graph"):
             # The graph is still there; it breaks only if a step rewrote parameters it saved.
             modified = next((e for e in steps if facts.param_sources.get(e.target, set()) & modules), None)
+            if modified is None and self._same_loss(first, second):
+                # One loss back-propagated again after a step: the optimizer stepped on the gradients
+                # that loss just gave it, so its parameters are in the graph. Only a step whose
+                # parameters are known to lie elsewhere leaves that graph intact.
+                modified = next((e for e in steps if not facts.param_sources.get(e.target)), None)
             if modified is None or modified.call is None:
                 return False
             step_text = self.context.code_for(modified.call).strip()
             rewritten = facts.param_sources.get(modified.target, set())
+            if not rewritten:
+                self.report(
+                    second.call,
+                    f"backward() of `{later}` runs again through the graph that {earlier} kept with retain_graph=True, "
+                    f"but `{step_text}` between them updated in place the parameters that loss just gave gradients to, "
+                    f"which that graph saved (`one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation`) (no fix: back-propagate once before the step, or recompute the loss after it)",
+                )
+                return True
             # Name the forward pass whose saved parameters the step rewrote (``self.D(fake)``).
             source = self._origin_text(
                 trace, frozenset(o for o in shared if self._modules_run(trace, frozenset((o,))) & rewritten)
@@ -514,6 +530,15 @@ class DoubleBackward(Rule):
             message += " (no fix: back-propagate the sum of both losses once, or detach the shared value where the earlier loss must not reach it)"
         self.report(second.call, message, fix=fix)
         return True
+
+    def _same_loss(self, first: TraceEvent, second: TraceEvent) -> bool:
+        """Both calls back-propagate one tensor of one forward pass (``loss.backward(retain_graph=True)``
+        and ``loss.backward()``, the name not rebound in between)."""
+        assert first.call is not None and second.call is not None
+        tensors = [backward_tensor(self.context, c) for c in (first.call, second.call)]
+        if tensors[0] is None or tensors[1] is None or not first.origins or first.origins != second.origins:
+            return False
+        return self.context.code_for(tensors[0]).strip() == self.context.code_for(tensors[1]).strip()
 
     def _detach_fix(self, trace: StepTrace, first: TraceEvent, second: TraceEvent, shared: Origins, between: List[TraceEvent], modules: Set[Optional[str]], facts: OptimizerFacts) -> Optional[Fix]:
         """``.detach()`` where the first loss consumes the shared value, when that provably changes no step.
