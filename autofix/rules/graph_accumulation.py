@@ -187,6 +187,11 @@ class GraphAccumulation(Rule):
                 node = _small_statement(acc.statement, acc.value_node) or acc.value_node
                 self.report(node, self.REPLAY_MESSAGE.format(target=acc.target, value=value_code))
             return False
+        if any(_backpropagates_name(b, acc.target) for b in training):
+            # ``loss = criterion(...); loss.backward()`` in the same iteration (an inner loop that may
+            # run): the name is the step's loss, rebound before the ``loss += ...`` that reuses it,
+            # not a total nothing back-propagates.
+            return False
         escapes = _escapes(flow, acc)
         if escapes and not self._graph_freed(training, acc):
             return False
@@ -298,6 +303,12 @@ class GraphAccumulation(Rule):
         if acc.kind == "append":
             return _only_number_consumers(scope, acc.target, statements)
         return False
+
+
+def _backpropagates_name(backward: Backward, name: str) -> bool:
+    """``name.backward()``: the backward pass runs on whatever the name holds then."""
+    func = backward.call.func
+    return isinstance(func, cst.Attribute) and dotted_name(func.value) == name
 
 
 def _backwards(flow: GraphFlow) -> List[Backward]:

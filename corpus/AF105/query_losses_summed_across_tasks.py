@@ -1,0 +1,27 @@
+# AF105: each task adapts a head for a few steps, then adds its query loss (which carries the encoder's graph) to `query_total`, a total kept across all tasks and only printed; every task's query graph stays alive.
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Linear(4, 8)
+criterion = nn.CrossEntropyLoss()
+adapt_steps = 3
+
+
+def evaluate_tasks(tasks):
+    query_total = torch.zeros(1)
+    for (support_x, support_y), (query_x, query_y) in tasks:
+        head = nn.Linear(8, 3)
+        optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
+        for _ in range(adapt_steps):
+            features = encoder(support_x).detach()
+            loss = criterion(head(features), support_y)
+            head.zero_grad()
+            loss.backward()
+            optimizer.step()
+        query_total += criterion(head(encoder(query_x)), query_y)
+    print(f"summed query loss {query_total.item():.3f}")
+
+
+tasks = [((torch.randn(6, 4), torch.randint(0, 3, (6,))), (torch.randn(6, 4), torch.randint(0, 3, (6,)))) for _ in range(3)]
+evaluate_tasks(tasks)
