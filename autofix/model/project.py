@@ -904,6 +904,26 @@ class ModuleModel:
                 return None
         return known
 
+    def forward_readable(self, caller: FunctionSummary, spelled: str) -> bool:
+        """What a call spelled ``spelled`` inside ``caller`` runs is code the model knows: a function
+        of the project, the ``forward`` of a project class an instance was built from, or a
+        ``torch.nn`` layer built here. Not a module from a factory or a configuration
+        (``model = create_model(opt)``, ``self.network = config.network_fn()``), a parameter, or a
+        ``DataParallel`` wrapper of such a module."""
+        if self.resolve_function(spelled) is not None or self.instance_class(caller, spelled) is not None:
+            return True
+        head, _, rest = spelled.partition(".")
+        constructor: Optional[str] = None
+        if caller.class_name is not None and caller.params and head == caller.params[0] and rest and "." not in rest:
+            cls = self.class_of(caller)
+            held = self.attribute(cls, rest) if cls is not None else None
+            constructor = held.constructor if held is not None else None
+        elif not rest:
+            constructor = self.local_constructor(caller, head)
+        if constructor is None:
+            return False
+        return constructor.startswith("torch.nn.") and constructor.rsplit(".", 1)[-1] not in _MODULE_WRAPPERS
+
     def local_constructor(self, caller: FunctionSummary, name: str) -> Optional[str]:
         """The qualified callee whose result the plain name ``name`` holds inside ``caller``: assigned
         there (``meter = AverageMeter()``), or at module level when no parameter shadows it."""
@@ -1031,11 +1051,13 @@ class ModuleModel:
 
     def returns_instances(self, function: FunctionSummary) -> bool:
         """Every ``return`` of ``function`` constructs an object (``return Net(...)``, a factory of
-        models or estimators): calling it runs no forward pass, whatever the object then holds."""
+        models or estimators; ``model = Net(); ...; return model``, also wrapped as
+        ``model = DataParallel(model)``): calling it runs no forward pass, whatever the object then holds."""
         result = function.returns
-        return bool(result.via_calls) and not result.direct and all(
-            self._constructs(callee) for callee in result.via_calls
-        )
+        if result.via_calls and not result.direct:
+            return all(self._constructs(callee) for callee in result.via_calls)
+        constructor = function.returned_constructor
+        return constructor is not None and self._constructs(constructor)
 
     def _constructs(self, callee: str) -> bool:
         """A returned call spelled ``callee`` (qualified when imported) constructs an object: a class of
@@ -1172,6 +1194,10 @@ class ModuleModel:
             if method is not None:
                 found.append(method)
         return found
+
+
+#: ``torch.nn`` classes that run the forward of whatever module they were handed
+_MODULE_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})
 
 
 def cls_module(cls: ClassSummary) -> Optional[str]:

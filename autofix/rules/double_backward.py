@@ -22,6 +22,7 @@ from autofix.analysis.steps import (
     StepTrace,
     TraceEvent,
     framework_step_functions,
+    function_summary,
     returned_loss_functions,
     loop_contract,
     step_traces,
@@ -40,6 +41,7 @@ from autofix.analysis.steps import (
     scopes,
 )
 from autofix.model.frameworks import Framework
+from autofix.model.summaries import MODULE_BODY
 from autofix.analysis.training import (
     OptimizerFacts,
     is_backward_call,
@@ -515,6 +517,16 @@ class DoubleBackward(Rule):
             )
             return True
         fix = self._detach_fix(trace, first, second, shared, between, modules, facts)
+        if (
+            steps and fix is None and not any(facts.param_sources.get(e.target) for e in steps)
+            and not any(self._forward_read(trace, origin) for origin in shared)
+        ):
+            # The losses meet only in the forward of a module whose code is not known (built by a
+            # factory or a configuration), and what the steps between them train is not known
+            # either: that the second loss needs a node the first freed is assumed twice over.
+            # Code that did back-propagate through one graph again after such a step would fail on
+            # its first iteration; nothing here proves this code does.
+            return False
         message = (
             f"backward() of `{later}` goes through the graph of `{source}`, which {earlier} already freed "
             f"(`Trying to backward through the graph a second time`)"
@@ -530,6 +542,18 @@ class DoubleBackward(Rule):
             message += " (no fix: back-propagate the sum of both losses once, or detach the shared value where the earlier loss must not reach it)"
         self.report(second.call, message, fix=fix)
         return True
+
+    def _forward_read(self, trace: StepTrace, origin: int) -> bool:
+        """The forward pass that made ``origin`` runs code the program model knows
+        (:meth:`~autofix.model.project.ModuleModel.forward_readable`)."""
+        site = trace.sites.get(origin)
+        spelled = dotted_name(site.call.func) if site is not None else None
+        if site is None or spelled is None:
+            return False
+        caller = function_summary(self.context, site.scope) if isinstance(site.scope, cst.FunctionDef) else None
+        if caller is None:
+            caller = self.context.model.function(MODULE_BODY)
+        return caller is not None and self.context.model.forward_readable(caller, spelled)
 
     def _same_loss(self, first: TraceEvent, second: TraceEvent) -> bool:
         """Both calls back-propagate one tensor of one forward pass (``loss.backward(retain_graph=True)``
