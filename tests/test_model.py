@@ -1485,3 +1485,42 @@ def test_returned_elements_are_read_once_per_name_however_often_each_is_bound():
     assert first == (frozenset({"x"}), frozenset())
     assert second == (frozenset(), frozenset({"net"}))
     assert summary.every_element_runs == frozenset()
+
+
+def test_a_factory_returning_a_name_it_built_constructs_and_its_module_runs_unknown_code():
+    model = model_for_source(textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x
+
+        def create_model(opt):
+            if opt.small:
+                model = Net()
+            else:
+                model = Net()
+            model = nn.DataParallel(model)
+            return model
+
+        def build(opt):
+            return Net()
+
+        def train(policy, x):
+            return policy(x)
+
+        wrapped = create_model(None)
+        net = Net()
+        layer = nn.Linear(2, 2)
+    """), "m.py", project=None)
+    assert model is not None
+    create, build = model.function("create_model"), model.function("build")
+    body = model.function("<module>")
+    train = model.function("train")
+    assert create is not None and build is not None and body is not None and train is not None
+    assert model.returns_instances(create) and model.returns_instances(build)
+    # what a DataParallel built by a factory wraps is not known; a project class or a torch.nn layer is
+    assert not model.forward_readable(body, "wrapped")
+    assert model.forward_readable(body, "net") and model.forward_readable(body, "layer")
+    assert not model.forward_readable(train, "policy")
