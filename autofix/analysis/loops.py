@@ -90,6 +90,15 @@ def carried_names(
     return Carried(walker.exposed, walker.assigned)
 
 
+def _ends_the_way(statements: Sequence[cst.CSTNode]) -> bool:
+    """The block's last statement is ``raise``, ``return``, ``continue`` or ``break``: nothing after
+    the block runs on this way."""
+    if not statements or not isinstance(statements[-1], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return False
+    body = statements[-1].body
+    return bool(body) and isinstance(body[-1], (cst.Raise, cst.Return, cst.Continue, cst.Break))
+
+
 def _touched(body: cst.CSTNode) -> FrozenSet[str]:
     """Dotted names whose object the loop body may change without rebinding the name: a method's
     receiver (``flags.append(x)``), an argument handed to a call (``update(cfg)``), the object of a
@@ -223,17 +232,8 @@ class _Walker:
         if isinstance(stmt, cst.If) and self._invariant_chain(stmt):
             return self._invariant_if(stmt, defined)
         if isinstance(stmt, cst.If):
-            self.read(stmt.test, defined)
-            test = _EMPTY.code_for_node(stmt.test)
-            after_body = self.block(block_statements(stmt.body), defined | self.under_test.get(test, frozenset()))
-            self.under_test[test] = self.under_test.get(test, frozenset()) | (after_body - defined)
-            if stmt.orelse is None:
-                return defined
-            if isinstance(stmt.orelse, cst.If):
-                after_else = self.statement(stmt.orelse, defined)
-            else:
-                after_else = self.block(block_statements(stmt.orelse.body), defined)
-            return after_body & after_else
+            after = self._if(stmt, defined)
+            return defined if after is None else after
         if isinstance(stmt, cst.For):
             self.read(stmt.iter, defined)
             inner = self.define((n for n, _ in target_names(stmt.target)), stmt, defined)
@@ -265,6 +265,28 @@ class _Walker:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return self.define([stmt.name.value], stmt, defined)
         return defined
+
+    def _if(self, stmt: cst.If, defined: FrozenSet[str]) -> Optional[FrozenSet[str]]:
+        """What is assigned after an ``if``/``elif``/``else`` chain on the ways that go on past it;
+        None when none does (every branch ends in ``raise``, ``return``, ``continue`` or ``break``)."""
+        self.read(stmt.test, defined)
+        test = _EMPTY.code_for_node(stmt.test)
+        statements = block_statements(stmt.body)
+        after_body = self.block(statements, defined | self.under_test.get(test, frozenset()))
+        self.under_test[test] = self.under_test.get(test, frozenset()) | (after_body - defined)
+        body_goes_on = not _ends_the_way(statements)
+        if stmt.orelse is None:
+            return defined
+        if isinstance(stmt.orelse, cst.If):
+            after_else = self._if(stmt.orelse, defined)
+        else:
+            else_statements = block_statements(stmt.orelse.body)
+            after_else = self.block(else_statements, defined)
+            if _ends_the_way(else_statements):
+                after_else = None  # ``else: raise ValueError(mode)``: no way on past the chain there
+        if not body_goes_on:
+            return after_else
+        return after_body if after_else is None else after_body & after_else
 
     def _invariant(self, test: cst.BaseExpression) -> bool:
         """``test`` has the same value in every iteration: it calls nothing, and reads only names the
@@ -313,15 +335,21 @@ class _Walker:
         else:
             branches.append(())
             afters.append(defined)
-        result = frozenset.intersection(*afters)
+        # A branch that ends in ``raise``/``return``/``continue``/``break`` has no way on past the chain.
+        going_on = [after for after, statements in zip(afters, branches) if not _ends_the_way(statements)]
+        if not going_on:
+            return defined
+        result = frozenset.intersection(*going_on)
         inside = {id(n) for n in walk(stmt)}
-        per_branch = [{id(n) for s in statements for n in walk(s)} for statements in branches]
+        per_branch = [
+            {id(n) for s in statements for n in walk(s)} for statements in branches if not _ends_the_way(statements)
+        ]
         assert self.loop_assigned is not None
-        for name in frozenset.union(*afters) - result:
+        for name in frozenset.union(*going_on) - result:
             where = [id(n) for n in self.loop_assigned.get(name, ())]
             if not where or not all(w in inside for w in where):
                 continue
-            if all(name in after or not any(w in ids for w in where) for after, ids in zip(afters, per_branch)):
+            if all(name in after or not any(w in ids for w in where) for after, ids in zip(going_on, per_branch)):
                 result |= {name}
         return result
 
