@@ -53,6 +53,7 @@ from autofix.model.vocabulary import (
     CUT_ATTRIBUTES,
     CUT_FUNCTIONS,
     CUT_METHODS,
+    KEEP_METHODS,
     DETACH_HELPER_NAMES,
     DISPLAY_FUNCTIONS,
     DISPLAY_METHODS,
@@ -227,10 +228,28 @@ def _torch_kinds(torch_fn: Optional[str], call: cst.Call) -> Kinds:
     return _TENSOR_KIND
 
 
+def _cut_expression(node: cst.BaseExpression) -> bool:
+    """``x.detach()``, ``loss.detach().cpu().numpy()``, ``x.data``, ``x.item()``: the value is cut from
+    any graph by the expression itself (through methods that keep what they are given)."""
+    while True:
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in _BREAKING_ATTRIBUTES
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return False
+        method = node.func.attr.value
+        if method in ("detach", "item", "tolist", "numpy"):
+            return True
+        if method not in KEEP_METHODS:
+            return False
+        node = node.func.value
+
+
 def _method_kinds(method: str, receiver: Val, call: cst.Call) -> Kinds:
     """What ``receiver.method(...)`` returns, when the receiver is known to be a tensor."""
     if method == "item":
         return _NUMBER_KIND
+    if method in ("tolist", "numpy"):
+        return _OTHER_KIND  # Python numbers or lists, or an array: no tensor at all
     if not receiver.is_tensor:
         return UNKNOWN
     if method in _NON_TENSOR_METHODS:
@@ -1196,7 +1215,7 @@ class GraphFlow:
             # ``self.w = self.w.to(device)`` on a registered Parameter: the module stores a
             # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
             value = Val(LEAF, kinds=_TENSOR_KIND)
-        self._assign(name, value, state, stmt)
+        self._assign(name, value, state, stmt, value_node is not None and _cut_expression(value_node))
         if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_name(value_node):
             # ``w.requires_grad = True`` on a tensor: from here on ``w`` is a leaf autograd tracks.
             self._make_leaf(dotted_name(target.value), state)
@@ -1239,14 +1258,17 @@ class GraphFlow:
         cls = model.cls(self.class_qualname) if self.class_qualname else None
         return cls is not None and model.holds_parameter(cls, attr)
 
-    def _assign(self, name: str, value: Val, state: State, stmt: cst.CSTNode) -> None:
+    def _assign(self, name: str, value: Val, state: State, stmt: cst.CSTNode, graph_free: bool = False) -> None:
+        """Bind ``name``. ``graph_free``: the value was cut from any graph where it was made
+        (``loss = loss.detach().cpu().tolist()`` after its backward): it stays what it is, whatever
+        else the name holds elsewhere."""
         if self._nograd:
             value = Val(kinds=value.kinds)
-        elif name in self._backward_names and (value.level < GRAPH or not any(label[0] == "src" for label in value.labels)):
+        elif name in self._backward_names and not graph_free and (value.level < GRAPH or not any(label[0] == "src" for label in value.labels)):
             # ``.backward()`` is called on it: it holds a graph whatever we inferred, and when no
             # source of it is known, this assignment stands for one (what is derived from it shares it).
             value = Val(GRAPH, value.labels | {("src", stmt)}, value.kinds)
-        if name in self._backward_names and not self._nograd:
+        if name in self._backward_names and not self._nograd and not graph_free:
             # ... and it is a tensor: nothing else has ``backward()`` (so it is proven one, whatever
             # made it: ``loss, mse, ce = my_loss(...)``, an unsummarised helper's tuple).
             value = Val(value.level, value.labels - _UNPROVEN_LABELS, _TENSOR_KIND)
