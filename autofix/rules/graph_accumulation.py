@@ -178,6 +178,10 @@ class GraphAccumulation(Rule):
             return False
         if acc.value.graph_is_assumed:
             return False
+        kept = flow.loop_end.get(loop, {}).get(acc.target) if acc.kind in ("augassign", "assign") else None
+        if kept is not None and kept.level < GRAPH:
+            # ``k = k + lam * d_gap; k = k.detach()``: what the iteration leaves in the total holds no graph.
+            return False
         label = ("acc", acc.target)
         # Summing losses for one backward (or autograd.grad) is the point of the total ...
         if any(label in b.value.labels for b in flow.backwards.values()):
@@ -186,6 +190,10 @@ class GraphAccumulation(Rule):
                 value_code = self.context.code_for(acc.value_node)
                 node = _small_statement(acc.statement, acc.value_node) or acc.value_node
                 self.report(node, self.REPLAY_MESSAGE.format(target=acc.target, value=value_code))
+            return False
+        if any(_differentiates_against(b, acc.target) for b in training):
+            # ``grad = torch.autograd.grad(loss, fast_weights, create_graph=True)``: the list is what
+            # autograd differentiates with respect to; its graph is the point (MAML's fast weights).
             return False
         if any(_backpropagates_name(b, acc.target) for b in training):
             # ``loss = criterion(...); loss.backward()`` in the same iteration (an inner loop that may
@@ -305,6 +313,16 @@ class GraphAccumulation(Rule):
         return False
 
 
+def _differentiates_against(backward: Backward, name: str) -> bool:
+    """``name`` is read by the inputs of the backward call (``torch.autograd.grad(loss, name)``,
+    ``loss.backward(inputs=name)``), not by the tensor back-propagated."""
+    call = backward.call
+    first = isinstance(call.func, cst.Name) or isinstance(call.func, cst.Attribute) and call.func.attr.value in ("grad", "jacobian")
+    inputs = [arg for index, arg in enumerate(call.args) if not (first and index == 0 and arg.keyword is None)]
+    inputs = [arg for arg in inputs if arg.keyword is None or arg.keyword.value == "inputs"]
+    return any(read == name for arg in inputs for read, _ in iter_reads(arg.value))
+
+
 def _backpropagates_name(backward: Backward, name: str) -> bool:
     """``name.backward()``: the backward pass runs on whatever the name holds then."""
     func = backward.call.func
@@ -416,16 +434,37 @@ def _starts_as_number(scope: cst.CSTNode, target: str) -> bool:
 
 
 def _used_as_tensor(scope: cst.CSTNode, target: str, own: Set[cst.CSTNode]) -> bool:
-    """A method called on the total, or the total handed to a ``torch`` function."""
+    """A method called on the total or on a value computed from it (``avg = total / n;
+    avg.item()``), or either handed to a ``torch`` function."""
+    derived = _derived_names(scope, target, own)
     for node in _walk(scope):
         if node in own:
             continue
-        if isinstance(node, cst.Attribute) and dotted_name(node.value) == target:
+        if isinstance(node, cst.Attribute) and dotted_name(node.value) in derived:
             return True
         if isinstance(node, cst.Call) and (dotted_name(node.func) or "").split(".")[0] in {"torch", "th", "F"}:
-            if any(name == target for arg in node.args for name, _ in iter_reads(arg.value)):
+            if any(name in derived for arg in node.args for name, _ in iter_reads(arg.value)):
                 return True
     return False
+
+
+def _derived_names(scope: cst.CSTNode, target: str, own: Set[cst.CSTNode]) -> Set[str]:
+    """``target`` and the plain names assigned, anywhere in ``scope``, from an expression that
+    reads it or another such name: what keeps the total's type when it is a tensor."""
+    assigns = [node for node in _walk(scope) if isinstance(node, cst.Assign) and node not in own]
+    derived = {target}
+    grew = True
+    while grew:
+        grew = False
+        for node in assigns:
+            if not any(name in derived for name, _ in iter_reads(node.value)):
+                continue
+            for assigned in node.targets:
+                for name, _ in target_names(assigned.target):
+                    if "." not in name and name not in derived:
+                        derived.add(name)
+                        grew = True
+    return derived
 
 
 def _only_number_consumers(scope: cst.CSTNode, target: str, own: Set[cst.CSTNode]) -> bool:
