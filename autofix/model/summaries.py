@@ -1321,6 +1321,9 @@ class _FunctionReader:
                 return Kind.TUPLE
             if node.attr in ("grad", "data"):
                 return Kind.TENSOR
+            if node.attr in CUT_ATTRIBUTES or node.attr in ("size", "itemsize", "nbytes"):
+                # ``x.dtype``, ``idx.size`` of an array (a method object on a tensor): no graph
+                return Kind.PLAIN
             return Kind.PLAIN if self._configuration_read(node) else Kind.UNKNOWN
         if isinstance(node, ast.Subscript) and self.kind_of(node.value) in (Kind.TENSOR, Kind.PLAIN):
             # An element of a tensor with no graph (``loss.data[0]``: a number on old torch) has none.
