@@ -237,10 +237,16 @@ class _Walker:
         if isinstance(stmt, cst.For):
             self.read(stmt.iter, defined)
             inner = self.define((n for n, _ in target_names(stmt.target)), stmt, defined)
-            self.block(block_statements(stmt.body), inner)
+            statements = block_statements(stmt.body)
+            after = self.block(statements, inner)
             if stmt.orelse is not None:
                 self.block(block_statements(stmt.orelse.body), defined)
-            return defined
+            if _ends_the_way(statements) or any(isinstance(n, cst.Break) for n in walk(stmt.body)):
+                return defined
+            # ``for t in range(seq_len): out = cell(x[t], h)``, then ``out`` read: the inner loop is
+            # taken to run (an empty sequence fails elsewhere), so what its body assigns for sure is
+            # assigned after it; a body that may ``break`` first promises nothing.
+            return after
         if isinstance(stmt, cst.While):
             self.read(stmt.test, defined)
             self.block(block_statements(stmt.body), defined)
@@ -266,13 +272,21 @@ class _Walker:
             return self.define([stmt.name.value], stmt, defined)
         return defined
 
+    def _under(self, test: cst.BaseExpression) -> FrozenSet[str]:
+        """Names an earlier ``if`` on ``test`` assigned, or on one of its conjuncts (``if a and b``
+        runs only where ``if a`` did)."""
+        found = self.under_test.get(_EMPTY.code_for_node(test), frozenset())
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            found = found | self._under(test.left) | self._under(test.right)
+        return found
+
     def _if(self, stmt: cst.If, defined: FrozenSet[str]) -> Optional[FrozenSet[str]]:
         """What is assigned after an ``if``/``elif``/``else`` chain on the ways that go on past it;
         None when none does (every branch ends in ``raise``, ``return``, ``continue`` or ``break``)."""
         self.read(stmt.test, defined)
         test = _EMPTY.code_for_node(stmt.test)
         statements = block_statements(stmt.body)
-        after_body = self.block(statements, defined | self.under_test.get(test, frozenset()))
+        after_body = self.block(statements, defined | self._under(stmt.test))
         self.under_test[test] = self.under_test.get(test, frozenset()) | (after_body - defined)
         body_goes_on = not _ends_the_way(statements)
         if stmt.orelse is None:
@@ -323,7 +337,7 @@ class _Walker:
             self.read(current.test, defined)
             test = _EMPTY.code_for_node(current.test)
             statements = block_statements(current.body)
-            after = self.block(statements, defined | self.under_test.get(test, frozenset()))
+            after = self.block(statements, defined | self._under(current.test))
             self.under_test[test] = self.under_test.get(test, frozenset()) | (after - defined)
             branches.append(statements)
             afters.append(after)
