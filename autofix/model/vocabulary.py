@@ -398,4 +398,6 @@ INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", 
 LIBRARIES: FrozenSet[str] = frozenset({"torch", "numpy", "math", "typing", "collections", "functools", "itertools", "os", "sys",
                         "dataclasses", "abc", "enum", "re", "json", "pathlib", "warnings", "logging", "einops",
                         "transformers", "timm", "torchvision", "lightning", "pytorch_lightning", "__future__",
-                        "tqdm", "apex"})
+                        "tqdm", "apex", "scipy", "sklearn", "skimage", "PIL", "cv2", "pandas", "matplotlib",
+                        "h5py", "gym", "gymnasium", "copy", "random", "time", "argparse", "pickle", "datetime",
+                        "glob", "shutil", "string", "subprocess", "yaml", "wandb", "tensorboardX"})
