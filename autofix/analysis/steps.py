@@ -457,10 +457,18 @@ class _GraphWalker:
         name = dotted_name(mc[0])
         if name is None:
             return
-        added = self._value(expr.args[-1].value, env, disabled).origins
+        added_value = self._value(expr.args[-1].value, env, disabled)
+        added = added_value.origins
         old = env.get(name, _Value())
         shared = old.shared_elements or bool(old.origins & added)
-        env[name] = _Value(old.origins | added, shared)
+        parts: Tuple[_Value, ...] = ()
+        if old.parts and mc[1] == "append":
+            parts = (*old.parts, added_value)
+        elif old.parts and mc[1] == "extend" and added_value.parts:
+            # ``self.transition = [state, log_prob]`` then ``.extend([next_state, reward, done])``: a list
+            # of known length still, unpacked later name by name.
+            parts = (*old.parts, *added_value.parts)
+        env[name] = _Value(old.origins | added, shared, container=bool(parts), parts=parts)
 
     def _assign(self, target: cst.BaseExpression, value: _Value, env) -> None:
         if isinstance(target, cst.Subscript):
