@@ -61,7 +61,10 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def block_statements(block: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """The statements of an ``IndentedBlock`` or a one-line ``SimpleStatementSuite``."""
+    """The statements of an ``IndentedBlock``, or the one-line ``SimpleStatementSuite`` itself
+    (``if h is not None: h.detach_()``), which reads as one simple statement line."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return (block,)
     body = getattr(block, "body", ())
     return body if isinstance(body, (list, tuple)) else ()
 
