@@ -1524,3 +1524,23 @@ def test_a_factory_returning_a_name_it_built_constructs_and_its_module_runs_unkn
     assert not model.forward_readable(body, "wrapped")
     assert model.forward_readable(body, "net") and model.forward_readable(body, "layer")
     assert not model.forward_readable(train, "policy")
+
+
+def test_returned_param_sources_leave_out_what_only_autograd_off_code_reads():
+    summary = summarize(ast.parse(textwrap.dedent("""
+        import torch
+
+        def batch_norm(X, gamma, moving_mean, net):
+            if not torch.is_grad_enabled():
+                X_hat = X - moving_mean
+            else:
+                mean = X.mean(dim=0)
+                X_hat = X - mean
+                moving_mean = 0.9 * moving_mean + 0.1 * mean
+            return gamma * X_hat, moving_mean, net(X)
+    """)), "m")
+    function = summary.functions["batch_norm"]
+    (elements,) = function.returned_param_sources.values()
+    assert elements[0] == frozenset({"gamma", "X"})  # moving_mean is read only with autograd off
+    assert elements[1] == frozenset({"moving_mean", "X"})
+    assert elements[2] == frozenset({"net()", "X"})  # a module handed in runs a graph of its own

@@ -1172,6 +1172,7 @@ class GraphFlow:
                 parts = [Val(kinds=_OTHER_KIND), Val(value.level, value.labels, _TENSOR_KIND)]
             if values is None and isinstance(value_node, cst.Call):
                 parts = self._passed_through(value_node, parts, state)
+                parts = self._from_arguments_only(value_node, parts, state)
             for index, element in enumerate(elements):
                 part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
@@ -1251,6 +1252,31 @@ class GraphFlow:
                 if param in arguments:
                     value = value.join(self._expr(arguments[param], dict(state)))
             out[index] = value
+        return out
+
+    def _from_arguments_only(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
+        """``y, self.running_mean = batch_norm(x, gamma, self.running_mean)`` of a project function
+        whose element in that position reads only some of its parameters where gradients flow
+        (:attr:`FunctionSummary.returned_param_sources`): that name carries the graphs of the
+        arguments for those parameters, not of all of them."""
+        callee = self._callee(call.func)
+        if callee is None or self.context.model.runs_backward(callee):
+            return parts
+        positions = callee.returned_param_sources.get(len(parts))
+        if positions is None:
+            return parts
+        arguments = dict(bind_arguments(callee, call))
+        out = list(parts)
+        for index, sources in enumerate(positions):
+            if sources is None or not sources <= set(callee.params) or callee.var_keyword in sources:
+                continue
+            if any(p not in arguments and p not in callee.params for p in sources):
+                continue
+            value = CLEAN
+            for param in sorted(sources):
+                if param in arguments:
+                    value = value.join(self._expr(arguments[param], dict(state)))
+            out[index] = Val(GRAPH if value.level else CLEAN_LEVEL, value.labels, parts[index].kinds)
         return out
 
     def _holds_parameter(self, attr: str) -> bool:

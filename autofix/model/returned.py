@@ -9,7 +9,7 @@ written in place). Read from Python's :mod:`ast` alone.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from autofix.model.inplace_ops import INPLACE_METHODS
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_METHODS, LIBRARIES, SAVES_OUTPUT, Effect, function_effect
@@ -456,6 +456,69 @@ class _SourceReader:
             # A function of an imported module (``F.relu``, ``log_softmax`` from torch), or a builtin.
             return frozenset()
         return frozenset({spelled})
+
+
+def returned_param_sources(
+    params: Sequence[str], nodes: Iterable[ast.AST], self_name: Optional[str], qualify: Callable[[str], str],
+    graph_free: AbstractSet[int],
+) -> Dict[int, Tuple[Optional[FrozenSet[str]], ...]]:
+    """:func:`returned_element_sources` with the parameters read counted too (a parameter called,
+    ``net(x)``, is spelled ``net()``: it runs a module), and bindings made where autograd is off
+    (ids in ``graph_free``: a ``no_grad`` block, the ``not torch.is_grad_enabled()`` branch) taken
+    to carry no graph. An element whose sources are all parameters read carries the graph of those
+    arguments only: ``return gamma * x_hat + beta, moving_mean, moving_var`` of a hand-written batch
+    norm, whose first element never reads ``moving_mean`` where gradients flow."""
+    bindings, returns = _bindings_and_returns(nodes, augmented=True)
+    reader = _ParamSourceReader(params, bindings, self_name, qualify, graph_free)
+    found: Dict[int, List[Optional[FrozenSet[str]]]] = {}
+    for node in returns:
+        value = node.value
+        if value is None or isinstance(value, ast.Constant) and value.value is None:
+            continue
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return {}
+        elements = [reader.read(e) for e in value.elts]
+        known = found.get(len(elements))
+        found[len(elements)] = elements if known is None else [_join_sources(a, b) for a, b in zip(known, elements)]
+    return {length: tuple(parts) for length, parts in found.items()}
+
+
+class _ParamSourceReader(_SourceReader):
+    def __init__(
+        self, params: Sequence[str], bindings: Dict[str, List[Optional[ast.expr]]], self_name: Optional[str],
+        qualify: Callable[[str], str], graph_free: AbstractSet[int],
+    ) -> None:
+        # A binding made where autograd is off reads as a constant: it brings no graph.
+        graph_bearing = {
+            name: [ast.Constant(0) if value is not None and id(value) in graph_free else value for value in values]
+            for name, values in bindings.items()
+        }
+        super().__init__(params, graph_bearing, self_name, qualify)
+        self.graph_free = graph_free
+
+    def read(self, expr: Optional[ast.AST]) -> Optional[FrozenSet[str]]:
+        if expr is not None and id(expr) in self.graph_free:
+            return frozenset()
+        return super().read(expr)
+
+    def _name(self, name: str) -> Optional[FrozenSet[str]]:
+        if name in self.params and name != self.self_name and name not in self.bindings:
+            return frozenset({name})
+        found = super()._name(name)
+        if found is not None and name in self.params and name != self.self_name:
+            found = found | {name}  # rebound in some ways, given as is in others
+        return found
+
+    def _callee(self, func: ast.expr) -> Optional[FrozenSet[str]]:
+        found = super()._callee(func)
+        spelled = _spelled(func)
+        head = spelled.split(".", 1)[0] if spelled else None
+        if (
+            found is not None and head in self.params and head != self.self_name and head not in self.bindings
+            and spelled in (head, f"{head}.forward")
+        ):
+            return frozenset({f"{head}()"})  # a module handed in runs a graph of its own
+        return found
 
 
 def _join_sources(a: Optional[FrozenSet[str]], b: Optional[FrozenSet[str]]) -> Optional[FrozenSet[str]]:

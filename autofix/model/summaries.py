@@ -62,6 +62,7 @@ from autofix.model.returned import (
     forward_outputs,
     forwards_in_every_element,
     returned_element_sources,
+    returned_param_sources,
     returned_pass_through,
 )
 
@@ -303,6 +304,9 @@ class FunctionSummary:
     #: attributes and globals read that the element's graph may come from when the arguments carry
     #: none, None where unknown (:func:`~autofix.model.returned.returned_element_sources`)
     returned_element_sources: Dict[int, Tuple[Optional[FrozenSet[str]], ...]] = field(default_factory=dict)
+    #: the same with the parameters each element reads, and autograd-off code taken as graph-free
+    #: (:func:`~autofix.model.returned.returned_param_sources`)
+    returned_param_sources: Dict[int, Tuple[Optional[FrozenSet[str]], ...]] = field(default_factory=dict)
     #: params written in place (``p.add_(…)``, ``p[i] = …``, ``p += …``)
     inplace_params: Set[str] = field(default_factory=set)
     #: params detached (``p.detach()``, ``p.data``)
@@ -866,8 +870,9 @@ def _is_none_test(node: ast.Compare) -> bool:
 
 
 def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
-    """Ids of every node inside a ``with torch.no_grad():`` (or ``inference_mode``) block of ``body``
-    (``with`` is a statement: expressions need no walk)."""
+    """Ids of every node inside a ``with torch.no_grad():`` (or ``inference_mode``) block of ``body``,
+    or in the branch of ``if not torch.is_grad_enabled():`` that runs only with autograd off
+    (``with`` and ``if`` are statements: expressions need no walk)."""
     found: Set[int] = set()
     for statement in _statements(body):
         if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
@@ -876,7 +881,20 @@ def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
             for i in statement.items
         ):
             found.update(id(inner) for inner in ast.walk(statement))
+        elif isinstance(statement, ast.If) and _grad_enabled_test(statement.test) is not None:
+            branch = statement.orelse if _grad_enabled_test(statement.test) else statement.body
+            found.update(id(inner) for part in branch for inner in ast.walk(part))
     return found
+
+
+def _grad_enabled_test(test: ast.expr) -> Optional[bool]:
+    """True for ``torch.is_grad_enabled()``, False for ``not torch.is_grad_enabled()``, else None."""
+    positive = True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, positive = test.operand, False
+    if isinstance(test, ast.Call) and not test.args and (dotted(test.func) or "").rsplit(".", 1)[-1] == "is_grad_enabled":
+        return positive
+    return None
 
 
 def constructed_names(nodes: Iterable[ast.AST]) -> Set[str]:
@@ -1049,6 +1067,9 @@ class _FunctionReader:
             self.summary.returned_pass_through = returned_pass_through(unpacked, own, tensor_returns)
             self.summary.every_element_runs = forwards_in_every_element(unpacked, own)
             self.summary.returned_element_sources = returned_element_sources(self.summary.params, own, self.self_name, self.module.qualify)
+            self.summary.returned_param_sources = returned_param_sources(
+                self.summary.params, own, self.self_name, self.module.qualify, _under_no_grad(self.node.body)
+            )
         if returns and not self.summary.grad_disabled:
             # ``with torch.no_grad(): return self.invert(x)``: every value handed back was computed
             # with grad disabled.
