@@ -865,8 +865,13 @@ class GraphFlow:
         carried = self.carried.get(loop)
         if carried is None:
             test = loop.test if isinstance(loop, cst.While) else None
+            bound_before = frozenset(pre) | self.params
+
+            def unbound(name: str) -> bool:
+                return name not in bound_before
+
             carried = self.carried[loop] = loops.carried_names(
-                loop.body, test, self._fixed_during_loop, loop.target if isinstance(loop, cst.For) else None
+                loop.body, test, self._fixed_during_loop, loop.target if isinstance(loop, cst.For) else None, unbound
             )
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         kept_clean = self._detached_with_every_backward(loop)

@@ -74,6 +74,7 @@ def carried_names(
     test: Optional[cst.BaseExpression] = None,
     fixed: Optional[Callable[[str, FrozenSet[str]], bool]] = None,
     target: Optional[cst.BaseExpression] = None,
+    unbound: Callable[[str], bool] = lambda name: False,
 ) -> Carried:
     """Names the loop body ``body`` (the loop's ``IndentedBlock``) carries across iterations.
 
@@ -81,13 +82,15 @@ def carried_names(
     dotted name (``self.loss_kind``, ``args.mode``) that nothing run during the loop rebinds it,
     given the names whose objects the loop body may change in place (``_touched``); plain names
     neither the body nor the ``for`` loop's ``target`` assigns are then fixed too. Without
-    ``fixed`` no test counts as fixed.
+    ``fixed`` no test counts as fixed. ``unbound`` says of a name that nothing binds it before the
+    loop: a read that would see no assignment of the first iteration raises NameError there.
     """
     first = _Walker()
     if target is not None:
         first.define((n for n, _ in target_names(target)), body, frozenset())
     first.block(block_statements(body), frozenset())
     walker = _Walker(first.assigned if fixed is not None else None, fixed, _touched(body) if fixed is not None else frozenset())
+    walker.unbound = unbound
     walker.read(test, frozenset())
     walker.block(block_statements(body), frozenset())
     return Carried(walker.exposed, walker.assigned)
@@ -207,6 +210,8 @@ class _Walker:
         self.fixed = fixed
         #: names whose object the loop body may change in place (:func:`_touched`)
         self.touched = touched
+        #: names nothing binds before the loop (see :func:`carried_names`)
+        self.unbound: Callable[[str], bool] = lambda name: False
         #: the text of an ``if`` test → names its body assigns: a later ``if`` on the same test
         #: (``if self.output_hidden:`` twice in one iteration) sees them assigned
         self.under_test: Dict[str, FrozenSet[str]] = {}
@@ -364,7 +369,10 @@ class _Walker:
         assert self.loop_assigned is not None
         for name in frozenset.union(*going_on) - result:
             where = [id(n) for n in self.loop_assigned.get(name, ())]
-            if not where or not all(w in inside for w in where):
+            # Assigned after the chain too, it may be read from the previous iteration there, unless
+            # nothing binds it before the loop: an iteration taking no branch that assigns it then
+            # fails on the first one (NameError) instead of carrying anything.
+            if not where or (not all(w in inside for w in where) and not self.unbound(name)):
                 continue
             if all(name in after or not any(w in ids for w in where) for after, ids in zip(going_on, per_branch)):
                 result |= {name}
