@@ -49,6 +49,7 @@ from autofix.model.vocabulary import (
     SCALER_NAMES,
     TORCH_CUT_FUNCTIONS,
     TENSOR_METHODS,
+    VIEW_METHODS,
     TUPLE_RESULT_OPS,
     is_optimizer_constructor,
     MODULE_SELF_METHODS,
@@ -887,6 +888,21 @@ def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
     return found
 
 
+def _view_of(value: Optional[ast.AST], name: str) -> bool:
+    """``value`` is ``name`` itself or a view of it (``x.view(n, -1)``, ``x[:, 0]``, ``x.transpose(0, 1)``):
+    writes through the rebound name still reach the caller's tensor."""
+    while value is not None:
+        if isinstance(value, ast.Name):
+            return value.id == name
+        if isinstance(value, ast.Subscript):
+            value = value.value
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in VIEW_METHODS:
+            value = value.func.value
+        else:
+            return False
+    return False
+
+
 def _grad_enabled_test(test: ast.expr) -> Optional[bool]:
     """True for ``torch.is_grad_enabled()``, False for ``not torch.is_grad_enabled()``, else None."""
     positive = True
@@ -942,6 +958,9 @@ class _FunctionReader:
         self.self_name = params[0] if class_name is not None and params and not self._is_static() else None
         own = set(params) - {self.self_name}
         self.own_params = frozenset(own)
+        #: params rebound, on some way so far, to something other than the caller's tensor or a
+        #: view of it (``x = self.norm(x)``): a later ``x += y`` writes the new value, not the argument
+        self.rebound_params: Set[str] = set()
         #: name → the params whose graph it carries
         self.taint: Dict[str, Set[str]] = {p: {p} for p in own}
         #: name → what it holds, as far as known
@@ -1018,10 +1037,10 @@ class _FunctionReader:
                 self._note_constructor(node.value, node.targets)
                 shape = self.shape_of(node.value)
                 for target in node.targets:
-                    self._bind(target, taint, kind, shape)
+                    self._bind(target, taint, kind, shape, node.value)
                     self._write(target, node.value, augmented=False)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value), self.shape_of(node.value))
+                self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value), self.shape_of(node.value), node.value)
                 self._write(node.target, node.value, augmented=False)
             elif isinstance(node, ast.AugAssign):
                 self._write(node.target, node.value, augmented=True)
@@ -1254,7 +1273,11 @@ class _FunctionReader:
         spelled = dotted(node)
         return Target("expr", spelled or "")
 
-    def _bind(self, target: ast.AST, taint: Set[str], kind: Kind, shape: Optional[Shape] = None) -> None:
+    def _bind(
+        self, target: ast.AST, taint: Set[str], kind: Kind, shape: Optional[Shape] = None, value: Optional[ast.AST] = None
+    ) -> None:
+        if isinstance(target, ast.Name) and target.id in self.own_params and not _view_of(value, target.id):
+            self.rebound_params.add(target.id)
         if isinstance(target, ast.Name):
             self.taint[target.id] = set(taint)
             self.kinds[target.id] = kind
@@ -1624,7 +1647,10 @@ class _FunctionReader:
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             if target.value.id in summary.params:
                 summary.inplace_params.update(self.taint.get(target.value.id, ()))
-        elif augmented and isinstance(target, ast.Name) and target.id in summary.params and target.id != self.self_name:
+        elif (
+            augmented and isinstance(target, ast.Name) and target.id in summary.params and target.id != self.self_name
+            and target.id not in self.rebound_params
+        ):
             # ``p += x`` on a tensor parameter writes the caller's tensor.
             summary.inplace_params.add(target.id)
 
