@@ -62,6 +62,7 @@ def _saves_only_its_output(statements: Sequence[cst.CSTNode], name: str) -> bool
             return False
     return True
 
+
 class CarriedState(Rule):
     """
     ## What it does
@@ -77,6 +78,17 @@ class CarriedState(Rule):
     (`h = torch.zeros(...)`, `model.init_hidden()`), or produced under
     `torch.no_grad()`. A method of a class that calls `backward()` counts as
     one iteration of its caller's loop for the `self.*` state it carries.
+
+    A read sees the previous iteration only on a way through the body that
+    can run: an `if`/`elif` chain on a setting no iteration changes
+    (`self.mode` set in `__init__`, `args.hier` of a parameter the loop does
+    not hand on) takes the same branch every time; a branch ending in `raise`,
+    `return`, `continue` or `break` does not go on; an inner `for` loop is
+    taken to run; and a name nothing binds before the loop would fail with
+    NameError on the first iteration rather than carry anything. What a
+    project function hands back carries only the graphs of the arguments
+    each returned element reads where gradients flow (a hand-written batch
+    norm's output does not read its moving averages).
 
     State kept on an `nn.Module` between `forward` calls is reported in the
     module's own file even when the training loop is in another file. Three

@@ -138,7 +138,14 @@ class DoubleBackward(Rule):
     Not reported: separate forward passes (gradient accumulation), GAN steps
     whose discriminator loss uses `fake.detach()` or that call a `step()` in
     between, second-order code using `create_graph=True`, calls with `inputs=`,
-    and calls passing an explicit `gradient` when the graph was retained.
+    and calls passing an explicit `gradient` when the graph was retained. Nor
+    two losses that meet only in the forward of a module whose code is not
+    known (built by a factory or a configuration) with only steps of optimizers
+    whose parameters are not known between them: the sharing is assumed, not
+    proven. Elements of one call (`logits, value = policy(states)`, a helper's
+    returned tuple, a list unpacked name by name) share a graph only where the
+    code that made them shares a node: separate networks on inputs with no
+    graph do not.
 
     ## Fix safety
     Merging into one backward of the sum is safe: the gradients are the sum of

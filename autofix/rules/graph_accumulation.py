@@ -51,6 +51,10 @@ class GraphAccumulation(Rule):
     graph (not on `loss.item()`, `loss.detach()`, `float(loss)`, values computed
     under `torch.no_grad()`, counts from `argmax`/comparisons), and not when the
     total itself is back-propagated later (summing losses for one `backward()`).
+    Nor when the iteration leaves the total detached (`k = k + d; k = k.detach()`),
+    when the list is what `torch.autograd.grad` differentiates against (MAML's
+    fast weights), or when the name is the step's own loss, rebound and
+    back-propagated each iteration before the `+=` that reuses it.
     When the total leaves the function (returned, stored on an object, passed to
     an unknown function) it fires only if the accumulated tensors' graph is
     provably freed by the loop's own `backward()`, so no caller can
