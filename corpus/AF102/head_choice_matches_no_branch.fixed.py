@@ -1,4 +1,4 @@
-# AF102: `outputs` starts as the output for a zero batch before the loop and the configured head matches no branch of the chain, so every iteration reads the `outputs` the previous one rescaled, whose graph that iteration's backward() freed.
+# AF102: `outputs` starts as a zero tensor that requires grad before the loop and the configured head matches no branch of the chain, so every iteration reads the `outputs` the previous one rescaled, whose graph that iteration's backward() freed.
 import torch
 import torch.nn as nn
 
@@ -13,7 +13,7 @@ def rescale(outputs, target):
 
 
 def train(steps):
-    outputs = model(torch.zeros(8, 4))
+    outputs = torch.zeros(8, 1, requires_grad=True)
     for step in range(steps):
         x, y = torch.randn(8, 4), torch.randn(8, 1)
         optimizer.zero_grad()
