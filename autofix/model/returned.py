@@ -335,18 +335,7 @@ def returned_element_sources(
     Empty when some ``return`` is not a tuple literal.
     """
     bindings, returns = _bindings_and_returns(nodes, augmented=True)
-    reader = _SourceReader(params, bindings, self_name, qualify)
-    found: Dict[int, List[Optional[FrozenSet[str]]]] = {}
-    for node in returns:
-        value = node.value
-        if value is None or isinstance(value, ast.Constant) and value.value is None:
-            continue
-        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
-            return {}
-        elements = [reader.read(e) for e in value.elts]
-        known = found.get(len(elements))
-        found[len(elements)] = elements if known is None else [_join_sources(a, b) for a, b in zip(known, elements)]
-    return {length: tuple(parts) for length, parts in found.items()}
+    return _element_sources(returns, _SourceReader(params, bindings, self_name, qualify))
 
 
 class _SourceReader:
@@ -469,7 +458,12 @@ def returned_param_sources(
     arguments only: ``return gamma * x_hat + beta, moving_mean, moving_var`` of a hand-written batch
     norm, whose first element never reads ``moving_mean`` where gradients flow."""
     bindings, returns = _bindings_and_returns(nodes, augmented=True)
-    reader = _ParamSourceReader(params, bindings, self_name, qualify, graph_free)
+    return _element_sources(returns, _ParamSourceReader(params, bindings, self_name, qualify, graph_free))
+
+
+def _element_sources(returns: List[ast.Return], reader: "_SourceReader") -> Dict[int, Tuple[Optional[FrozenSet[str]], ...]]:
+    """Per length of the returned tuple literals, per position, what ``reader`` says of the element,
+    joined over the returns of that length; empty when some ``return`` is not a tuple literal."""
     found: Dict[int, List[Optional[FrozenSet[str]]]] = {}
     for node in returns:
         value = node.value
