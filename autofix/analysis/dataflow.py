@@ -1252,11 +1252,7 @@ class GraphFlow:
                 continue
             if any(p not in arguments and p not in callee.params for p in params) or callee.var_keyword in params:
                 continue
-            value = CLEAN
-            for param in sorted(params):
-                if param in arguments:
-                    value = value.join(self._expr(arguments[param], dict(state)))
-            out[index] = value
+            out[index] = self._arguments_value(arguments, params, state)
         return out
 
     def _from_arguments_only(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
@@ -1275,14 +1271,19 @@ class GraphFlow:
         for index, sources in enumerate(positions):
             if sources is None or not sources <= set(callee.params) or callee.var_keyword in sources:
                 continue
-            if any(p not in arguments and p not in callee.params for p in sources):
-                continue
-            value = CLEAN
-            for param in sorted(sources):
-                if param in arguments:
-                    value = value.join(self._expr(arguments[param], dict(state)))
+            value = self._arguments_value(arguments, sources, state)
             out[index] = Val(GRAPH if value.level else CLEAN_LEVEL, value.labels, parts[index].kinds)
         return out
+
+    def _arguments_value(
+        self, arguments: Dict[str, cst.BaseExpression], params: Iterable[str], state: State
+    ) -> Val:
+        """The caller's values of the arguments passed for ``params``, joined (none passed: clean)."""
+        value = CLEAN
+        for param in sorted(params):
+            if param in arguments:
+                value = value.join(self._expr(arguments[param], dict(state)))
+        return value
 
     def _holds_parameter(self, attr: str) -> bool:
         model = self.context.model

@@ -89,8 +89,9 @@ def carried_names(
     if target is not None:
         first.define((n for n, _ in target_names(target)), body, frozenset())
     first.block(block_statements(body), frozenset())
-    walker = _Walker(first.assigned if fixed is not None else None, fixed, _touched(body) if fixed is not None else frozenset())
-    walker.unbound = unbound
+    walker = _Walker(
+        first.assigned if fixed is not None else None, fixed, _touched(body) if fixed is not None else frozenset(), unbound
+    )
     walker.read(test, frozenset())
     walker.block(block_statements(body), frozenset())
     return Carried(walker.exposed, walker.assigned)
@@ -202,6 +203,7 @@ class _Walker:
         loop_assigned: Optional[Dict[str, List[cst.CSTNode]]] = None,
         fixed: Optional[Callable[[str, FrozenSet[str]], bool]] = None,
         touched: FrozenSet[str] = frozenset(),
+        unbound: Callable[[str], bool] = lambda name: False,
     ) -> None:
         self.exposed: Dict[str, cst.CSTNode] = {}
         self.assigned: Dict[str, List[cst.CSTNode]] = {}
@@ -211,7 +213,7 @@ class _Walker:
         #: names whose object the loop body may change in place (:func:`_touched`)
         self.touched = touched
         #: names nothing binds before the loop (see :func:`carried_names`)
-        self.unbound: Callable[[str], bool] = lambda name: False
+        self.unbound = unbound
         #: the text of an ``if`` test → names its body assigns: a later ``if`` on the same test
         #: (``if self.output_hidden:`` twice in one iteration) sees them assigned
         self.under_test: Dict[str, FrozenSet[str]] = {}

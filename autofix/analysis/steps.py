@@ -600,12 +600,7 @@ class _GraphWalker:
     def _walked_scope(self) -> Tuple[Optional[cst.FunctionDef], Callable[[], Optional[FunctionSummary]]]:
         """The function the walk is in, and a reader of its summary (the module body's outside any)."""
         scope = self._scope if isinstance(self._scope, cst.FunctionDef) else self._def
-
-        def caller() -> Optional[FunctionSummary]:
-            found = function_summary(self.context, scope) if scope is not None else None
-            return found if found is not None else self.context.model.function(MODULE_BODY)
-
-        return scope, caller
+        return scope, lambda: scope_summary(self.context, scope)
 
     def _separate_elements(
         self, call: cst.Call, arg_values: Sequence[_Value], args: Origins, helper: Optional[FunctionSummary] = None
@@ -1164,6 +1159,12 @@ def function_summary(context: RuleContext, func: cst.CSTNode) -> Optional[Functi
     """The program model's summary of a ``def`` of this module."""
     qualname = _definitions(context).qualnames.get(func) if isinstance(func, cst.FunctionDef) else None
     return context.model.function(qualname) if qualname is not None else None
+
+
+def scope_summary(context: RuleContext, scope: Optional[cst.CSTNode]) -> Optional[FunctionSummary]:
+    """The program model's summary of the ``def`` code sits in, the module body's outside any."""
+    found = function_summary(context, scope) if isinstance(scope, cst.FunctionDef) else None
+    return found if found is not None else context.model.function(MODULE_BODY)
 
 
 def class_summary(context: RuleContext, cls: cst.ClassDef) -> Optional[ClassSummary]:

@@ -882,9 +882,11 @@ def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
             for i in statement.items
         ):
             found.update(id(inner) for inner in ast.walk(statement))
-        elif isinstance(statement, ast.If) and _grad_enabled_test(statement.test) is not None:
-            branch = statement.orelse if _grad_enabled_test(statement.test) else statement.body
-            found.update(id(inner) for part in branch for inner in ast.walk(part))
+        elif isinstance(statement, ast.If):
+            enabled = _grad_enabled_test(statement.test)
+            if enabled is not None:
+                branch = statement.orelse if enabled else statement.body
+                found.update(id(inner) for part in branch for inner in ast.walk(part))
     return found
 
 

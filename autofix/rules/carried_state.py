@@ -36,7 +36,6 @@ from autofix.types import Applicability, Expectation
 _TENSOR_KINDS = {"RNN", "GRU", "RNNCell", "GRUCell"}
 
 
-
 def _saves_only_its_output(statements: Sequence[cst.CSTNode], name: str) -> bool:
     """Every assignment of ``name`` among ``statements`` is one op whose backward reads only its
     own output (``self.log_alpha.exp()``, ``torch.sigmoid(self.logit)``), applied to a plain name:

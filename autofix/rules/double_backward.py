@@ -22,7 +22,6 @@ from autofix.analysis.steps import (
     StepTrace,
     TraceEvent,
     framework_step_functions,
-    function_summary,
     returned_loss_functions,
     loop_contract,
     step_traces,
@@ -38,10 +37,10 @@ from autofix.analysis.steps import (
     linear_block,
     names_in,
     scope_uses_create_graph,
+    scope_summary,
     scopes,
 )
 from autofix.model.frameworks import Framework
-from autofix.model.summaries import MODULE_BODY
 from autofix.analysis.training import (
     OptimizerFacts,
     is_backward_call,
@@ -557,9 +556,7 @@ class DoubleBackward(Rule):
         spelled = dotted_name(site.call.func) if site is not None else None
         if site is None or spelled is None:
             return False
-        caller = function_summary(self.context, site.scope) if isinstance(site.scope, cst.FunctionDef) else None
-        if caller is None:
-            caller = self.context.model.function(MODULE_BODY)
+        caller = scope_summary(self.context, site.scope)
         return caller is not None and self.context.model.forward_readable(caller, spelled)
 
     def _same_loss(self, first: TraceEvent, second: TraceEvent) -> bool:
