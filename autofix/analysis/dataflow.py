@@ -619,6 +619,8 @@ class GraphFlow:
         self.loop_end: Dict[cst.CSTNode, State] = {}
         #: what each loop's first iteration starts from (joined over the times it is entered)
         self.loop_entry: Dict[cst.CSTNode, State] = {}
+        #: what each loop starts from the first time it is entered, before enclosing loops come round
+        self.first_entry: Dict[cst.CSTNode, State] = {}
         #: labels flowing out of the scope: returned, yielded, stored on objects, passed to unknown calls
         self.escaped: Set[Label] = set()
         self.none_names: Set[str] = set()
@@ -874,6 +876,7 @@ class GraphFlow:
                 loop.body, test, self._fixed_during_loop, loop.target if isinstance(loop, cst.For) else None, unbound
             )
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
+        self.first_entry.setdefault(loop, dict(pre))
         kept_clean = self._detached_with_every_backward(loop)
         back: State = dict(pre)
         end: State = dict(pre)

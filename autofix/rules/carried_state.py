@@ -540,6 +540,7 @@ class CarriedState(Rule):
             unknown = [n for n, k in zip(group, kinds) if k == "unknown"]
             stubs = [n for n in group if n in flow.stub_detached]
             unbound = [n for n in group if not _bound_before(self.context.module, loop, anchor, n)]
+            entering = [n for n in group if _enters_with_graph(flow, loop, n)]
             fix: Optional[Fix] = None
             if stubs:
                 listed = ", ".join(f"`{n}.detach()`" for n in stubs)
@@ -551,6 +552,13 @@ class CarriedState(Rule):
                 listed = ", ".join(f"`{n}`" for n in unbound)
                 message += f" (no fix: {listed} may not be bound yet where the iteration starts; "
                 message += "detach it where it is assigned)"
+            elif entering:
+                # The first iteration back-propagates into what made the value before the loop; a
+                # detach where every iteration starts would cut that, changing the first step.
+                listed = ", ".join(f"`{n}`" for n in entering)
+                message += f" (no fix: {listed} already {'holds' if len(entering) == 1 else 'hold'} a graph where the loop "
+                message += "starts, and detaching it at the start of each iteration would change the first step's "
+                message += "gradients; detach it after each backward())"
             elif unknown:
                 # Detaching something that is not a tensor (a dict, a number, an object) raises.
                 listed = ", ".join(f"`{n}`" for n in unknown)
@@ -619,6 +627,13 @@ def _keeps_whole_graph(flow: GraphFlow, loop: cst.CSTNode) -> bool:
     a growing stack of layers, full BPTT accumulated chunk by chunk), not a leak to cut."""
     passes = [b for b in flow.backwards.values() if loop in b.loops]
     return bool(passes) and all(b.retain_graph for b in passes) and loop not in flow.stepping_loops
+
+
+def _enters_with_graph(flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
+    """The value ``name`` holds where ``loop`` is first entered is known to have a graph of its own
+    (a graph carried in by an enclosing loop is the same stale one, freed already)."""
+    entry = flow.first_entry.get(loop, {}).get(name)
+    return entry is not None and entry.level >= GRAPH and not entry.graph_is_assumed
 
 
 def _back_propagated_in(flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
