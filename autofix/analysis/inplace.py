@@ -41,6 +41,7 @@ from autofix.model.nodes import nodes_of
 from autofix.model.project import ModuleModel
 from autofix.model.vocabulary import (
     BACKWARD_CALLS,
+    CUT_METHODS,
     FACTORIES,
     FRESH_METHODS,
     GRAD_DISABLING_CONTEXTS,
@@ -49,11 +50,15 @@ from autofix.model.vocabulary import (
     LIBRARIES,
     MULTI_VIEW_OPS,
     NON_TENSOR_BUILTINS,
+    PYTHON_VALUE_FUNCTIONS,
     OUTPUT_SAVING_MODULES,
     SAVES_INPUT,
     SAVES_OUTPUT,
     SAVES_PARTNER,
+    TENSOR_METHODS,
+    TORCH_CUT_FUNCTIONS,
     VIEW_METHODS,
+    ZERO_GRADIENT_OPS,
 )
 from autofix.model.returned import stored_names, tests_training
 from autofix.model.summaries import constructed_names, dotted, function_header, is_true, keyword_value
@@ -222,6 +227,11 @@ def torch_alias(tree: ast.Module) -> Optional[str]:
 
 #: node type -> the fields that may hold child expressions or statements, in source order
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {ast.IfExp: ("body", "test", "orelse")}
+
+
+#: methods and ``torch`` functions whose result holds no graph node: what their operand saved dies with it
+_DROPPING_METHODS = CUT_METHODS - ZERO_GRADIENT_OPS
+_DROPPING_TORCH_FUNCTIONS = TORCH_CUT_FUNCTIONS - ZERO_GRADIENT_OPS
 
 
 def _fields(node: ast.AST) -> List[ast.AST]:
@@ -1206,7 +1216,10 @@ class _Walker:
     # ---- what a statement saves for backward
 
     def _record_saves(self, node: ast.AST) -> None:
+        discarded = self._discarded(node)
         for expr in self.a.local(node):
+            if id(expr) in discarded:
+                continue
             if isinstance(expr, ast.BinOp):
                 op = expr.op
                 if isinstance(op, (ast.Mult, ast.MatMult)):
@@ -1217,6 +1230,38 @@ class _Walker:
                     self._save_if_grad(expr.left, "the input of `**`")
             elif isinstance(expr, ast.Call):
                 self._call_saves(expr)
+
+    def _discarded(self, node: ast.AST) -> Set[int]:
+        """The operations in ``node`` whose result only a graph-cutting use reads (``x.norm().item()``,
+        ``(a * b > 0)``, ``float(x @ w)``): the result and the graph node that saved its inputs are
+        dropped at once, so nothing saved there is ever checked by a backward."""
+        found: Set[int] = set()
+        for expr in self.a.local(node):  # parents come before their children
+            cut: List[ast.AST] = []
+            if isinstance(expr, ast.Compare):
+                cut = [expr.left, *expr.comparators]
+            elif isinstance(expr, ast.Call):
+                func = expr.func
+                if isinstance(func, ast.Attribute) and func.attr in _DROPPING_METHODS:
+                    cut = [func.value]
+                elif isinstance(func, ast.Name) and func.id in PYTHON_VALUE_FUNCTIONS and not expr.keywords:
+                    cut = list(expr.args)
+                else:
+                    torch_name = self._torch_name(func)
+                    last = torch_name.rsplit(".", 1)[-1] if torch_name is not None else ""
+                    if last in _DROPPING_TORCH_FUNCTIONS:
+                        cut = list(expr.args)
+            if id(expr) in found:
+                # An operand of a dropped operation is dropped with it, unless a name keeps it.
+                if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.BoolOp)):
+                    cut = _fields(expr)
+                elif isinstance(expr, ast.Call) and not cut:
+                    if isinstance(expr.func, ast.Attribute) and expr.func.attr in TENSOR_METHODS:
+                        cut = [expr.func.value, *expr.args]
+                    elif self._torch_name(expr.func) is not None:
+                        cut = list(expr.args)
+            found.update(id(c) for c in cut if isinstance(c, (ast.Call, ast.BinOp, ast.UnaryOp, ast.BoolOp)))
+        return found
 
     def _call_saves(self, call: ast.Call) -> None:
         func = call.func

@@ -189,6 +189,13 @@ TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
     }
 )
 
+#: Cut ops whose result still holds a graph node (one that passes back zeros), so the graph under
+#: them stays alive as long as the result does: ``torch.sign(x * w)`` keeps what ``*`` saved.
+ZERO_GRADIENT_OPS: FrozenSet[str] = frozenset({"sign", "bernoulli", "normal", "unique"})
+
+#: Builtins whose result is a plain Python value holding no graph at all (``abs``/``round`` of a tensor are tensors).
+PYTHON_VALUE_FUNCTIONS: FrozenSet[str] = frozenset({"float", "int", "bool", "len"})
+
 #: Ops that return several views of one tensor: autograd refuses any in-place write to one of
 #: them while their base requires grad ("Output 0 of SplitBackward0 is a view and is being
 #: modified inplace. This view is the output of a function that returns multiple views").
