@@ -27,7 +27,7 @@ import builtins
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.model.configured import input_only_padded
 from autofix.model.inplace_ops import (
@@ -194,6 +194,10 @@ class _Scope:
     caller_visible: bool = False
     #: the arguments may require grad (a forward's, or a helper's called from one)
     grad: bool = False
+    #: reached as a helper called from a walked scope (not a forward or a training step of its own)
+    by_call: bool = False
+    #: parameters every call of this file hands a value that requires no grad
+    graph_free: FrozenSet[str] = frozenset()
 
 
 # --------------------------------------------------------------------------- entry points
@@ -442,6 +446,10 @@ class _Analysis:
         self.mutating: Dict[int, Dict[str, int]] = {}
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
         self.grad_callees: Set[int] = set()
+        #: helper -> the calls of it the walks met, and the positions and keywords given grad there
+        self.calls_met: Dict[int, Set[int]] = {}
+        self.grad_arguments: Dict[int, Set[Union[int, str]]] = {}
+        self._references: Optional[Dict[str, int]] = None
         self.ids = itertools.count()
         self._writes_memo: Dict[int, bool] = {}
         # Each statement is searched several times (writes, saves, escapes, backward calls).
@@ -630,13 +638,52 @@ class _Analysis:
             if id(scope.node) in seen:
                 continue
             seen.add(id(scope.node))
+            if scope.by_call:
+                # Judged when dequeued: by then the walks of more of its callers have been met.
+                scope.graph_free = self._graph_free_params(scope)
             yield scope
             # Helpers called from autograd code run under autograd too. Their
             # writes to their own arguments are judged where they are called.
             for callee in self._callees(scope):
                 if id(callee) not in seen and not self._excluded(callee):
                     grad = scope.grad or id(callee) in self.grad_callees
-                    queue.append(self._scope(callee, self.owner.get(id(callee)), caller_visible=False, grad=grad))
+                    callee_scope = self._scope(callee, self.owner.get(id(callee)), caller_visible=False, grad=grad)
+                    callee_scope.by_call = True
+                    queue.append(callee_scope)
+
+    def meet_call(self, callee: FunctionAst, call: ast.Call, given_grad: Iterable[Union[int, str]]) -> None:
+        """A walk met ``call`` of the helper ``callee``, handing grad to the positions and keywords ``given_grad``."""
+        self.calls_met.setdefault(id(callee), set()).add(id(call))
+        self.grad_arguments.setdefault(id(callee), set()).update(given_grad)
+
+    def _graph_free_params(self, scope: _Scope) -> FrozenSet[str]:
+        """The parameters of a helper that no call of it hands a tensor requiring grad, when every
+        mention of its name in this file is a call some walk met (none passed on, none unwalked)."""
+        func = scope.node
+        if isinstance(func, ast.Module) or func.name == "forward":
+            return frozenset()
+        met = self.calls_met.get(id(func), set())
+        if not met or len(met) != self._mentions(func.name, method=scope.cls is not None):
+            return frozenset()
+        given = self.grad_arguments.get(id(func), set())
+        if "*" in given:
+            return frozenset()
+        params = [p for p, _ in _params_with_defaults(func)]
+        if scope.cls is not None and not _is_static(func) and params:
+            params = params[1:]
+        return frozenset(p.arg for i, p in enumerate(params) if i not in given and p.arg not in given)
+
+    def _mentions(self, name: str, method: bool) -> int:
+        """How often the file spells ``name``: as a plain name, or (a method) as any attribute."""
+        if self._references is None:
+            counts: Dict[str, int] = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Name):
+                    counts[node.id] = counts.get(node.id, 0) + 1
+                elif isinstance(node, ast.Attribute):
+                    counts["." + node.attr] = counts.get("." + node.attr, 0) + 1
+            self._references = counts
+        return self._references.get("." + name if method else name, 0)
 
     def module_output(self, cls: Optional[ast.ClassDef], spelled: str) -> Optional[str]:
         """What saved the output of calling ``self.<attr>`` (an activation, a Sequential or block ending
@@ -758,7 +805,7 @@ class _Walker:
     def walk(self) -> List[InplaceEvent]:
         for name, tensor in self.scope.params.items():
             visible = self.scope.caller_visible and tensor is not False
-            grad = self.scope.grad and tensor is not False
+            grad = self.scope.grad and tensor is not False and name not in self.scope.graph_free
             self.state[name] = _Binding("param" if visible else "value", bool(tensor), grad, self.new_id())
             self.param_idents[self.state[name].ident] = name
         node = self.scope.node
@@ -853,6 +900,10 @@ class _Walker:
             # backward() has consumed what was saved so far.
             for binding in self.state.values():
                 binding.saved = binding.output_of = None
+        for call in self.a.calls(node):
+            callee = self._callee(call)
+            if callee is not None:
+                self.a.meet_call(callee, call, () if unit.quiet else self._given_grad(call))
         if not unit.quiet:
             self._record_saves(node)
             for call in self.a.calls(node):
@@ -865,6 +916,21 @@ class _Walker:
                     self.grad_callees.add(id(callee))
         self._record_escapes(node)
         self._bind(node)
+
+    def _given_grad(self, call: ast.Call) -> Set[Union[int, str]]:
+        """The positions and keywords of ``call`` given a value that may require grad (``*`` for unpacked ones)."""
+        given: Set[Union[int, str]] = set()
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                given.add("*")
+            elif self._grad(arg):
+                given.add(position)
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                given.add("*")
+            elif self._grad(keyword.value):
+                given.add(keyword.arg)
+        return given
 
     def _backward_follows(self, index: int) -> bool:
         """Can a backward() still traverse what unit ``index`` does?
