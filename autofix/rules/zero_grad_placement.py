@@ -35,7 +35,7 @@ from autofix.analysis.training import (
 from autofix.model import AttrKind, ModuleModel
 from autofix.model.summaries import MODULE_BODY
 from autofix.model.callers import LoopedCaller, instance_callers, looped_callers, looped_function_callers
-from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Rule
+from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Replace, Rule
 from autofix.types import Applicability, Expectation
 
 
@@ -70,6 +70,14 @@ class ZeroGradPlacement(Rule):
       optimizer's `zero_grad()` does not count when the two are known to update
       different models (a GAN whose generator optimizer is zeroed and whose
       discriminator optimizer never is); a model's `zero_grad()` does;
+    - a worker that hands its local model's gradient tensors to a shared
+      model (`shared_param._grad = param.grad`, the A3C idiom) and zeroes
+      only through `zero_grad()` with its default `set_to_none=True` (PyTorch
+      2.0 on): that used to zero the shared tensors, which are the local ones,
+      in place; now nothing zeroes the local gradients and they pile up. The
+      fix passes `set_to_none=False`. (A local `zero_grad()` with the hand-over
+      skipped once the shared gradient is set leaves the shared gradients
+      stale; that shape is not reported yet.)
     - a loop whose steps run on gradients zeroed only outside it
       (`opt.zero_grad()` once before `for batch in loader:`, the step in a
       method the loop calls): every step but the first applies the sum of all
@@ -186,6 +194,7 @@ class ZeroGradPlacement(Rule):
             self._stepped = {s.optimizer for _, _, lines in found for s in self._steps(lines)}
             for owner, body, lines in found:
                 self._check_between(lines)
+                self._check_shared_grads(lines)
                 # Lightning's training_step and ignite's update function are
                 # the body of a loop the framework runs.
                 if (isinstance(owner, (cst.For, cst.While)) and _is_loop_body(owner, body)) or (owner is scope and scope in framework):
@@ -368,6 +377,82 @@ class ZeroGradPlacement(Rule):
 
     # ------------------------------------------------------------------ no zero_grad at all
 
+    def _check_shared_grads(self, lines: List[Line]) -> None:
+        """A step that hands a local model's gradient tensors to another model's parameters
+        (``shared_param._grad = param.grad``, the A3C idiom) relies on ``zero_grad()`` zeroing those
+        tensors in place, as it did before PyTorch 2.0. It now sets ``.grad`` to None by default, and
+        where nothing else zeroes the local model the local gradients pile up across steps."""
+        if not any(self._has_backward(line) for line in lines):
+            return
+        shares = [share for share in (self._grad_share(line) for line in lines) if share is not None]
+        if not shares:
+            return
+        local = shares[0]
+        if any(share != local for share in shares):
+            return
+        zeroes = [(line, call) for line in lines for call in [expr_call(line)] if call is not None and is_zero_grad_call(call)]
+        defaults = [(line, call) for line, call in zeroes if not call.args]
+        clears = [z for z in (self._zero_grad(line) for line in lines) if z is not None and z.target == local]
+        if not defaults:
+            return
+        if clears:
+            # Local gradients set to None every step are right when they are handed over afresh each
+            # step; skipped once handed over they leave the shared ones stale, which the verifier cannot
+            # yet attribute to a backward, so that shape is not reported.
+            return
+        first_call = defaults[0][1]
+        mc = method_call(first_call)
+        target = (dotted_name(mc[0]) if mc is not None else None) or "zero_grad"
+        edits = tuple(Replace(call, call.with_changes(args=[cst.Arg(
+            cst.Name("False"), keyword=cst.Name("set_to_none"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))]))
+            for _, call in defaults)
+        self.report(
+            first_call,
+            f"`{target}.zero_grad()` sets `.grad` to None (the default since PyTorch 2.0), but this step hands "
+            f"`{local}`'s gradient tensors to another model's parameters and relies on zeroing them in place: nothing "
+            f"zeroes `{local}`'s gradients any more, so they pile up and every step applies the sum of all gradients so far",
+            fix=Fix.unsafe("Zero the gradients in place: `zero_grad(set_to_none=False)`", *edits),
+        )
+
+    def _grad_share(self, line: Line) -> Optional[str]:
+        """The local model when ``line`` hands a local model's ``.grad`` tensors to another
+        model's parameters: a ``for`` over ``zip(a.parameters(), b.parameters())`` doing it, or a call
+        of a function or method of this file whose body does."""
+        if isinstance(line.stmt, cst.For) and line.small is None:
+            return _shares_grads(line.stmt)
+        call = expr_call(line)
+        if call is None:
+            return None
+        func = call.func
+        spelled = dotted_name(func) or ""
+        name = spelled[len("self."):] if spelled.startswith("self.") and self._owner_class is not None else spelled
+        if not name or "." in name:
+            return None
+        found = _function_named(self.context.module, name, self._owner_class if spelled.startswith("self.") else None)
+        if found is None:
+            return None
+        for loop in _nodes(found.body, cst.For):
+            share = _shares_grads(loop)  # type: ignore[arg-type]
+            if share is None:
+                continue
+            local = share
+            params = [p.name.value for p in found.params.params]
+            if spelled.startswith("self."):
+                params = params[1:]
+            if local in params:
+                position = params.index(local)
+                args = [a for a in call.args if a.keyword is None]
+                if position >= len(args):
+                    return None
+                local = dotted_name(args[position].value) or ""
+                if not local:
+                    return None
+            elif not local.startswith("self.") or not spelled.startswith("self."):
+                return None
+            return local
+        return None
+
     def _check_missing(self, lines: List[Line], scope: cst.CSTNode, loop: cst.CSTNode) -> None:
         backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
         if not backward_at:
@@ -538,6 +623,50 @@ class ZeroGradPlacement(Rule):
 #: gradients cleared by hand: ``p.grad = None``, ``p.grad.zero_()``, ``p.grad.data.zero_()``
 #: gradients cleared by hand, or ``zero_grad`` handed on uncalled (a per-batch hook, a callback)
 _CLEARS_GRAD_TEXT = re.compile(rb"\.grad\s*=[^=]|\.grad(\.data)?\.zero_\(|\.zero_grad\b(?!\s*\()")
+
+
+def _shares_grads(loop: cst.For) -> Optional[str]:
+    """``for lp, gp in zip(local.parameters(), shared.parameters()): gp._grad = lp.grad``: the local
+    model whose gradient tensors become the other's."""
+    it = loop.iter
+    if not (isinstance(it, cst.Call) and dotted_name(it.func) == "zip" and len(it.args) == 2):
+        return None
+    owners = []
+    for arg in it.args:
+        mc = method_call(arg.value)
+        if mc is None or mc[1] != "parameters" or dotted_name(mc[0]) is None:
+            return None
+        owners.append(dotted_name(mc[0]) or "")
+    target = loop.target
+    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+        return None
+    names = [dotted_name(e.value) for e in target.elements]
+    shared_from: Optional[str] = None
+    for assign in _nodes(loop.body, cst.Assign):
+        for t in assign.targets:  # type: ignore[attr-defined]
+            value = assign.value  # type: ignore[attr-defined]
+            if (
+                isinstance(t.target, cst.Attribute)
+                and t.target.attr.value in ("grad", "_grad")
+                and isinstance(value, cst.Attribute)
+                and value.attr.value == "grad"
+                and dotted_name(value.value) in names
+                and dotted_name(t.target.value) in names
+                and dotted_name(value.value) != dotted_name(t.target.value)
+            ):
+                shared_from = dotted_name(value.value)
+    if shared_from is None or owners[0] == owners[1]:
+        return None
+    return owners[names.index(shared_from)]
+
+
+def _function_named(module: cst.Module, name: str, owner: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:
+    """The function ``name`` of the module (``owner is None``) or the method ``name`` of ``owner``."""
+    body = owner.body.body if owner is not None else module.body
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+            return stmt
+    return None
 
 
 def _self_attribute(name: str) -> bool:

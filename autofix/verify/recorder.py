@@ -62,6 +62,9 @@ class Recorder:
         # so the sum is cleared lazily by the first backward after a step.
         self._pending: Dict[int, torch.Tensor] = {}
         self._after: Dict[int, torch.Tensor] = {}
+        #: id of a gradient tensor backward filled -> (the leaf's key, the tensor): another parameter may be
+        #: handed that very tensor (``shared._grad = local.grad``, A3C) and step with its contributions
+        self._grad_leaf: Dict[int, Tuple[int, torch.Tensor]] = {}
         self._stepped_since_backward = False
         self._created: List["weakref.ref[torch.nn.Module]"] = []
         self._optimizers: List["weakref.ref[torch.optim.Optimizer]"] = []
@@ -191,6 +194,7 @@ class Recorder:
         if self._stepped_since_backward:
             self._pending.clear()
             self._after.clear()
+            self._grad_leaf.clear()
             self._stepped_since_backward = False
         for leaf in leaves:
             if leaf.grad is None:
@@ -200,6 +204,7 @@ class Recorder:
             contribution = grad.clone() if previous is None or previous.shape != grad.shape else grad - previous
             key = id(leaf)
             self._pending[key] = self._pending[key] + contribution if key in self._pending else contribution
+            self._grad_leaf[id(leaf.grad)] = (key, leaf.grad)
             # What backward left behind; clipping or AMP unscaling may rescale it before step().
             self._after[key] = grad.clone()
             name = self.name(leaf)
@@ -250,15 +255,25 @@ class Recorder:
             for param in group["params"]:
                 name = self.name(param)
                 grads[name] = None if param.grad is None else param.grad.detach().to("cpu", copy=True)
-                since = self._pending.get(id(param))
+                key = self._contributor(param)
+                since = self._pending.get(key)
                 pending[name] = None if since is None else since.to("cpu", copy=True)
-                left = self._after.get(id(param))
+                left = self._after.get(key)
                 after[name] = None if left is None else left.to("cpu", copy=True)
         self.steps.append({"optimizer": index, "grads": grads, "pending": pending, "after_backward": after})
         if self.evidence is not None:
             self.evidence.on_step(self.step_count)
         for table in (grads, pending, after):
             self.recorded_bytes += sum(t.numel() * t.element_size() for t in table.values() if t is not None)
+
+    def _contributor(self, param) -> int:
+        """The key of the leaf whose backward contributions ``param`` steps with: its own, or, where no
+        backward reached it and its ``.grad`` is another leaf's gradient tensor, that leaf's."""
+        key = id(param)
+        if key in self._pending or param.grad is None:
+            return key
+        handed = self._grad_leaf.get(id(param.grad))
+        return handed[0] if handed is not None and handed[1] is param.grad else key
 
     def _on_step_post(self, optimizer, args, kwargs):
         self.step_count += 1
