@@ -7,7 +7,7 @@ import re
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -75,9 +75,10 @@ class ZeroGradPlacement(Rule):
       only through `zero_grad()` with its default `set_to_none=True` (PyTorch
       2.0 on): that used to zero the shared tensors, which are the local ones,
       in place; now nothing zeroes the local gradients and they pile up. The
-      fix passes `set_to_none=False`. (A local `zero_grad()` with the hand-over
-      skipped once the shared gradient is set leaves the shared gradients
-      stale; that shape is not reported yet.)
+      fix passes `set_to_none=False`. A local `zero_grad()` with the hand-over
+      skipped once the shared gradient is set (`if shared.grad is not None:
+      return`) leaves the shared model stepping with its first gradients
+      forever; handed over afresh every step, it is right and not reported.
     - a loop whose steps run on gradients zeroed only outside it
       (`opt.zero_grad()` once before `for batch in loader:`, the step in a
       method the loop calls): every step but the first applies the sum of all
@@ -380,15 +381,16 @@ class ZeroGradPlacement(Rule):
     def _check_shared_grads(self, lines: List[Line]) -> None:
         """A step that hands a local model's gradient tensors to another model's parameters
         (``shared_param._grad = param.grad``, the A3C idiom) relies on ``zero_grad()`` zeroing those
-        tensors in place, as it did before PyTorch 2.0. It now sets ``.grad`` to None by default, and
-        where nothing else zeroes the local model the local gradients pile up across steps."""
+        tensors in place, as it did before PyTorch 2.0. It now sets ``.grad`` to None by default: the
+        local gradients pile up (no local zeroing) or the shared ones go stale (a local ``zero_grad()``
+        with the hand-over skipped once the shared gradient is set)."""
         if not any(self._has_backward(line) for line in lines):
             return
         shares = [share for share in (self._grad_share(line) for line in lines) if share is not None]
         if not shares:
             return
-        local = shares[0]
-        if any(share != local for share in shares):
+        local, conditional = shares[0]
+        if any(share[0] != local for share in shares):
             return
         zeroes = [(line, call) for line in lines for call in [expr_call(line)] if call is not None and is_zero_grad_call(call)]
         defaults = [(line, call) for line, call in zeroes if not call.args]
@@ -396,10 +398,16 @@ class ZeroGradPlacement(Rule):
         if not defaults:
             return
         if clears:
-            # Local gradients set to None every step are right when they are handed over afresh each
-            # step; skipped once handed over they leave the shared ones stale, which the verifier cannot
-            # yet attribute to a backward, so that shape is not reported.
-            return
+            # Local gradients set to None every step are right when they are handed over afresh every
+            # step; only a lone local ``zero_grad()`` with the hand-over skipped once done is wrong.
+            if not conditional or len(zeroes) != 1 or len(clears) != 1 or clears[0].line is not defaults[0][0]:
+                return
+            why = (f"`{local}.zero_grad()` sets them to None, so the next backward() makes new tensors, and the "
+                   "hand-over, skipped once the shared gradients are set, leaves the other model stepping with the "
+                   "first gradients forever")
+        else:
+            why = (f"nothing zeroes `{local}`'s gradients any more, so they pile up and every step applies the sum "
+                   "of all gradients so far")
         first_call = defaults[0][1]
         mc = method_call(first_call)
         target = (dotted_name(mc[0]) if mc is not None else None) or "zero_grad"
@@ -410,13 +418,12 @@ class ZeroGradPlacement(Rule):
         self.report(
             first_call,
             f"`{target}.zero_grad()` sets `.grad` to None (the default since PyTorch 2.0), but this step hands "
-            f"`{local}`'s gradient tensors to another model's parameters and relies on zeroing them in place: nothing "
-            f"zeroes `{local}`'s gradients any more, so they pile up and every step applies the sum of all gradients so far",
+            f"`{local}`'s gradient tensors to another model's parameters and relies on zeroing them in place: {why}",
             fix=Fix.unsafe("Zero the gradients in place: `zero_grad(set_to_none=False)`", *edits),
         )
 
-    def _grad_share(self, line: Line) -> Optional[str]:
-        """The local model when ``line`` hands a local model's ``.grad`` tensors to another
+    def _grad_share(self, line: Line) -> Optional[Tuple[str, bool]]:
+        """``(local model, conditional)`` when ``line`` hands a local model's ``.grad`` tensors to another
         model's parameters: a ``for`` over ``zip(a.parameters(), b.parameters())`` doing it, or a call
         of a function or method of this file whose body does."""
         if isinstance(line.stmt, cst.For) and line.small is None:
@@ -436,7 +443,7 @@ class ZeroGradPlacement(Rule):
             share = _shares_grads(loop)  # type: ignore[arg-type]
             if share is None:
                 continue
-            local = share
+            local, conditional = share
             params = [p.name.value for p in found.params.params]
             if spelled.startswith("self."):
                 params = params[1:]
@@ -450,7 +457,7 @@ class ZeroGradPlacement(Rule):
                     return None
             elif not local.startswith("self.") or not spelled.startswith("self."):
                 return None
-            return local
+            return local, conditional
         return None
 
     def _check_missing(self, lines: List[Line], scope: cst.CSTNode, loop: cst.CSTNode) -> None:
@@ -625,9 +632,10 @@ class ZeroGradPlacement(Rule):
 _CLEARS_GRAD_TEXT = re.compile(rb"\.grad\s*=[^=]|\.grad(\.data)?\.zero_\(|\.zero_grad\b(?!\s*\()")
 
 
-def _shares_grads(loop: cst.For) -> Optional[str]:
+def _shares_grads(loop: cst.For) -> Optional[Tuple[str, bool]]:
     """``for lp, gp in zip(local.parameters(), shared.parameters()): gp._grad = lp.grad``: the local
-    model whose gradient tensors become the other's."""
+    model whose gradient tensors become the other's, and whether an ``if`` that breaks, returns or
+    continues skips the hand-over (``if gp.grad is not None: return``)."""
     it = loop.iter
     if not (isinstance(it, cst.Call) and dotted_name(it.func) == "zip" and len(it.args) == 2):
         return None
@@ -657,7 +665,9 @@ def _shares_grads(loop: cst.For) -> Optional[str]:
                 shared_from = dotted_name(value.value)
     if shared_from is None or owners[0] == owners[1]:
         return None
-    return owners[names.index(shared_from)]
+    exits = (cst.Break, cst.Return, cst.Continue)
+    conditional = any(any(True for _ in _nodes(cast(cst.If, stmt).body, exits)) for stmt in _nodes(loop.body, cst.If))
+    return owners[names.index(shared_from)], conditional
 
 
 def _function_named(module: cst.Module, name: str, owner: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:

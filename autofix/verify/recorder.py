@@ -65,6 +65,9 @@ class Recorder:
         #: id of a gradient tensor backward filled -> (the leaf's key, the tensor): another parameter may be
         #: handed that very tensor (``shared._grad = local.grad``, A3C) and step with its contributions
         self._grad_leaf: Dict[int, Tuple[int, torch.Tensor]] = {}
+        #: every gradient tensor a backward has filled, while it lives: a parameter stepping with one of
+        #: them that no backward since the previous step reached steps with stale gradients
+        self._filled: "weakref.WeakValueDictionary[int, torch.Tensor]" = weakref.WeakValueDictionary()
         self._stepped_since_backward = False
         self._created: List["weakref.ref[torch.nn.Module]"] = []
         self._optimizers: List["weakref.ref[torch.optim.Optimizer]"] = []
@@ -205,6 +208,7 @@ class Recorder:
             key = id(leaf)
             self._pending[key] = self._pending[key] + contribution if key in self._pending else contribution
             self._grad_leaf[id(leaf.grad)] = (key, leaf.grad)
+            self._filled[id(leaf.grad)] = leaf.grad
             # What backward left behind; clipping or AMP unscaling may rescale it before step().
             self._after[key] = grad.clone()
             name = self.name(leaf)
@@ -257,8 +261,11 @@ class Recorder:
                 grads[name] = None if param.grad is None else param.grad.detach().to("cpu", copy=True)
                 key = self._contributor(param)
                 since = self._pending.get(key)
-                pending[name] = None if since is None else since.to("cpu", copy=True)
                 left = self._after.get(key)
+                if since is None and param.grad is not None and self._filled.get(id(param.grad)) is param.grad:
+                    # Filled by a backward before the previous step and reached by none since: stale.
+                    since, left = torch.zeros_like(param.grad), param.grad.detach()
+                pending[name] = None if since is None else since.to("cpu", copy=True)
                 after[name] = None if left is None else left.to("cpu", copy=True)
         self.steps.append({"optimizer": index, "grads": grads, "pending": pending, "after_backward": after})
         if self.evidence is not None:
