@@ -7,6 +7,9 @@ how the rules ask flow questions without a full def-use graph:
 
 * ``("carry", loop, name)`` is put on every loop-carried name at the loop head:
   a backward whose tensor holds it back-propagates into the previous iteration.
+* ``("pre", loop, name)`` is put at the loop head on a name holding a graph that the loop reads
+  and never assigns (a value made before the loop): a backward whose tensor holds it
+  back-propagates through that value, not merely through something else made from the same graph.
 * ``("acc", name)`` is put on an accumulator when something is added into it:
   a backward (or a ``return``, or an unknown call) holding it means the total
   is used for more than logging.
@@ -878,6 +881,8 @@ class GraphFlow:
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         self.first_entry.setdefault(loop, dict(pre))
         kept_clean = self._detached_with_every_backward(loop)
+        targets = {n for n, _ in loops.target_names(loop.target)} if isinstance(loop, cst.For) else set()
+        read_only = [n for n in carried.first_read if n not in carried.assignments and n not in targets and n in pre]
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):
@@ -885,6 +890,9 @@ class GraphFlow:
             for name in carried.names:
                 if name not in kept_clean:
                     head[name] = self._read(name, head).with_labels([("carry", loop, name)])
+            for name in read_only:
+                if head[name].level >= GRAPH:
+                    head[name] = head[name].with_labels([("pre", loop, name)])
             if isinstance(loop, cst.For):
                 self._bind(loop.target, self._iterated(loop.iter, head), head, loop)
             else:
