@@ -7,6 +7,9 @@ how the rules ask flow questions without a full def-use graph:
 
 * ``("carry", loop, name)`` is put on every loop-carried name at the loop head:
   a backward whose tensor holds it back-propagates into the previous iteration.
+* ``("pre", loop, name)`` is put at the loop head on a name holding a graph that the loop reads
+  and never assigns (a value made before the loop): a backward whose tensor holds it
+  back-propagates through that value, not merely through something else made from the same graph.
 * ``("acc", name)`` is put on an accumulator when something is added into it:
   a backward (or a ``return``, or an unknown call) holding it means the total
   is used for more than logging.
@@ -872,12 +875,17 @@ class GraphFlow:
             def unbound(name: str) -> bool:
                 return name not in bound_before
 
+            def fixed(name: str, touched: FrozenSet[str]) -> bool:
+                return self._fixed_during_loop(name, touched, loop)
+
             carried = self.carried[loop] = loops.carried_names(
-                loop.body, test, self._fixed_during_loop, loop.target if isinstance(loop, cst.For) else None, unbound
+                loop.body, test, fixed, loop.target if isinstance(loop, cst.For) else None, unbound
             )
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         self.first_entry.setdefault(loop, dict(pre))
         kept_clean = self._detached_with_every_backward(loop)
+        targets = {n for n, _ in loops.target_names(loop.target)} if isinstance(loop, cst.For) else set()
+        read_only = [n for n in carried.first_read if n not in carried.assignments and n not in targets and n in pre]
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):
@@ -885,6 +893,9 @@ class GraphFlow:
             for name in carried.names:
                 if name not in kept_clean:
                     head[name] = self._read(name, head).with_labels([("carry", loop, name)])
+            for name in read_only:
+                if head[name].level >= GRAPH:
+                    head[name] = head[name].with_labels([("pre", loop, name)])
             if isinstance(loop, cst.For):
                 self._bind(loop.target, self._iterated(loop.iter, head), head, loop)
             else:
@@ -1377,18 +1388,37 @@ class GraphFlow:
                 return owner if owner.is_tensor else Val(owner.level, owner.labels)
         return CLEAN
 
-    def _fixed_during_loop(self, name: str, touched: FrozenSet[str]) -> bool:
-        """A dotted name a test on which has one value for the whole loop: ``self.<attr>`` (or
+    def _fixed_during_loop(self, name: str, touched: FrozenSet[str], loop: cst.CSTNode) -> bool:
+        """A dotted name a test on which has one value for the whole ``loop``: ``self.<attr>`` (or
         ``self.<attr>.<x>``) that only ``__init__`` assigns, so no method the loop runs rebinds it;
-        or an attribute of a parameter (``args.hier``) whose object the loop body neither hands to
-        a call nor stores into (``touched``): no code the loop runs can reach it to change it."""
+        an attribute of a parameter (``args.hier``) whose object the loop body neither hands to
+        a call nor stores into (``touched``): no code the loop runs can reach it to change it; or
+        such an attribute of a module global (``args`` bound at the top level or under ``global``)
+        that the scope does not bind as a local, where no function the loop calls, directly or
+        through the module's other functions, rebinds the global or stores into that attribute."""
         base, _, rest = name.partition(".")
         if base == "self":
             held = self._attribute(base, rest.split(".", 1)[0]) if rest else None
             return held is not None and held.assigned_in == ["__init__"]
         parts = name.split(".")
         prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
-        return base in self.params and not prefixes & touched
+        if prefixes & touched:
+            return False
+        if base in self.params:
+            return True
+        found = self.context.fact("dataflow.global_writes", lambda: _global_writes(self.context.module))
+        if base not in found.bound or (isinstance(self.scope, cst.FunctionDef) and base in _locals(self.scope)):
+            return False
+        # Functions changing what the test reads, then those calling one of them (by name).
+        reach = {f for f, target in found.writes.get(base, ()) if f and _overlaps(target, name)}
+        grown = True
+        while grown:
+            more = {f for f, called in found.calls.items() if f not in reach and called & reach}
+            grown = bool(more)
+            reach |= more
+        return not any(
+            isinstance(node, cst.Call) and _called_name(node) in reach for node in loops.walk(loop)
+        )
 
     def _attribute(self, base: str, attr: str) -> Optional[AttributeSummary]:
         """What the model says ``base.attr`` holds: ``self`` in a method, or an instance of a project class."""
@@ -1934,6 +1964,103 @@ def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, n
     return not any(
         isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == name for node in _walk_scope(value_node)
     )
+
+
+@dataclass
+class _GlobalWrites:
+    """Who may change a module global or its attributes (see ``GraphFlow._fixed_during_loop``)."""
+
+    #: names the module's top level binds, or a function declares ``global``
+    bound: Set[str] = field(default_factory=set)
+    #: global name → (function name, dotted name rebound or stored into: ``args``, ``args.lr``);
+    #: the function is "" for the module's top level and class bodies
+    writes: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    #: function name → the last part of each name it calls (``step`` of ``self.step(x)``)
+    calls: Dict[str, Set[str]] = field(default_factory=dict)
+
+
+def _called_name(call: cst.Call) -> Optional[str]:
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return call.func.value if isinstance(call.func, cst.Name) else None
+
+
+def _overlaps(target: str, name: str) -> bool:
+    """Storing into ``target`` may change what ``name`` reads: one dotted name begins the other."""
+    a, b = target.split("."), name.split(".")
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _global_names(func: cst.FunctionDef) -> Set[str]:
+    return {
+        n.name.value for node in _walk_scope(func.body) if isinstance(node, cst.Global) for n in node.names
+    }
+
+
+def _stored(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """The targets a statement or expression binds or stores into."""
+    if isinstance(node, cst.Assign):
+        return [part for t in node.targets for part in loops.target_parts(t.target)]
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        return [node.target]
+    if isinstance(node, (cst.For, cst.CompFor)):
+        return list(loops.target_parts(node.target))
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return list(loops.target_parts(node.asname.name))
+    if isinstance(node, cst.Del):
+        return list(loops.target_parts(node.target))
+    if isinstance(node, cst.NamedExpr):
+        return [node.target]
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+        return [node.args[0].value] if node.args else []
+    return []
+
+
+def _locals(func: cst.FunctionDef) -> Set[str]:
+    """Plain names ``func`` binds as its own locals (not under ``global``)."""
+    declared = _global_names(func)
+    found = {p.name.value for p in _params(func)}
+    for node in _walk_scope(func.body):
+        if isinstance(node, cst.Call):
+            continue
+        found.update(t.value for t in _stored(node) if isinstance(t, cst.Name))
+    return found - declared
+
+
+def _global_writes(module: cst.Module) -> _GlobalWrites:
+    found = _GlobalWrites()
+
+    def visit(node: cst.CSTNode, func: str, declared: Set[str]) -> None:
+        if isinstance(node, cst.FunctionDef):
+            inner = _global_names(node)
+            found.bound.update(inner)
+            for child in loops.children(node):
+                visit(child, node.name.value, inner)
+            return
+        if isinstance(node, cst.ClassDef):
+            func, declared = "<class>", set()  # a class body binds class attributes, not globals
+        if isinstance(node, cst.Lambda):
+            declared = set()
+        if isinstance(node, cst.Call):
+            called = _called_name(node)
+            if called is not None:
+                found.calls.setdefault(func, set()).add(called)
+        for target in _stored(node):
+            if isinstance(target, cst.Name):
+                if not func:
+                    found.bound.add(target.value)
+                elif target.value in declared:
+                    found.writes.setdefault(target.value, []).append((func, target.value))
+                continue
+            spelled = dotted_name(target.value if isinstance(target, cst.Subscript) else target)
+            if spelled is not None:
+                found.writes.setdefault(spelled.split(".", 1)[0], []).append((func, spelled))
+        for child in loops.children(node):
+            visit(child, func, declared)
+
+    visit(module, "", set())
+    return found
 
 
 def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:

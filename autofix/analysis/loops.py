@@ -14,6 +14,14 @@ One exception to "every branch": an ``if``/``elif`` chain whose tests no iterati
 the caller vouches for) takes the same branch in every iteration. A name that only that chain
 assigns is then either assigned before the read in every iteration or in none, so no iteration
 reads the previous one's value through it.
+
+Tests no iteration changes are also facts of the way that passed them: past ``assert c`` (or
+inside ``if c:``, or past ``if not c: continue``) ``c`` holds, so a later ``if`` on the negation of
+``c`` (``not c``, ``a >= b`` after ``a < b``, ``x is not None`` after ``x is None``) does not take its
+body there, and one on ``c`` takes only its body. Where ways join, what is assigned on every way on
+which such a test may hold is kept as assigned under that test: ``if isinstance(out, T): assert
+cost < 0; a = out`` ``else: a, b = out`` followed by ``if cost >= 0: use(a, b)`` reads no ``b``
+of a previous iteration.
 """
 
 from __future__ import annotations
@@ -196,6 +204,73 @@ _EMPTY = cst.Module([])
 
 _CHANGING = (cst.Call, cst.Await, cst.NamedExpr, cst.Yield, cst.Lambda, cst.Subscript)
 
+# Besides names, a way's set of what is assigned holds facts of that way (see the module's doc):
+#: ``_FACT + key``: the test spelled ``key`` (:func:`_key`) holds on this way
+_FACT = "\x00"
+#: ``_UNDER + key + _FACT + name``: on this way, ``name`` is assigned wherever the test ``key`` holds
+_UNDER = "\x01"
+
+#: a comparison operator → the one that holds exactly where it does not
+_OPPOSITE = {
+    "<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "==",
+    "is": "is not", "is not": "is", "in": "not in", "not in": "in",
+}
+_OPERATOR = {
+    cst.LessThan: "<", cst.GreaterThanEqual: ">=", cst.GreaterThan: ">", cst.LessThanEqual: "<=",
+    cst.Equal: "==", cst.NotEqual: "!=", cst.Is: "is", cst.IsNot: "is not", cst.In: "in", cst.NotIn: "not in",
+}
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def _compared(test: cst.BaseExpression) -> Optional[Tuple[str, str, str]]:
+    """``a < b`` as its left operand, operator and right operand; None for anything else."""
+    test = _bare(test)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = _OPERATOR.get(type(test.comparisons[0].operator))
+        if operator is not None:
+            return _key(test.left), operator, _key(test.comparisons[0].comparator)
+    return None
+
+
+def _key(test: cst.BaseExpression) -> str:
+    """The text a test is known by: one spelling for the same test (``a<b``, ``(a < b)``,
+    ``not a >= b``), and :func:`_negated_key` of it for its negation."""
+    test = _bare(test)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _negated_key(test.expression)
+    compared = _compared(test)
+    if compared is not None:
+        return " ".join(compared)
+    return _EMPTY.code_for_node(test)
+
+
+def _negated_key(test: cst.BaseExpression) -> str:
+    """The key of the test that holds exactly where ``test`` does not."""
+    test = _bare(test)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _key(test.expression)
+    compared = _compared(test)
+    if compared is not None:
+        left, operator, right = compared
+        return f"{left} {_OPPOSITE[operator]} {right}"
+    return f"not ({_key(test)})"
+
+
+def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """``a``, ``b`` and ``c`` of ``a and b and c``; the test itself otherwise."""
+    test = _bare(test)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _plain(defined: FrozenSet[str]) -> FrozenSet[str]:
+    """The names of a way's set, without its facts."""
+    return frozenset(n for n in defined if n[:1] not in (_FACT, _UNDER))
+
 
 class _Walker:
     def __init__(
@@ -217,15 +292,21 @@ class _Walker:
         #: the text of an ``if`` test → names its body assigns: a later ``if`` on the same test
         #: (``if self.output_hidden:`` twice in one iteration) sees them assigned
         self.under_test: Dict[str, FrozenSet[str]] = {}
+        #: the key of each test a fact was made of → the key of its negation, both ways
+        self.negation: Dict[str, str] = {}
+        #: inside a branch no way takes (its test contradicts a fact of every way reaching it)
+        self.dead = 0
 
     def read(self, node: Optional[cst.CSTNode], defined: FrozenSet[str]) -> None:
+        if self.dead:
+            return
         for name, where in iter_reads(node):
             if name not in defined and name not in self.exposed:
                 self.exposed[name] = where
 
     def define(self, names: Iterable[str], stmt: cst.CSTNode, defined: FrozenSet[str]) -> FrozenSet[str]:
         names = list(names)
-        for name in names:
+        for name in names if not self.dead else ():
             self.assigned.setdefault(name, []).append(stmt)
         return defined | frozenset(names)
 
@@ -255,8 +336,9 @@ class _Walker:
                 return defined
             # ``for t in range(seq_len): out = cell(x[t], h)``, then ``out`` read: the inner loop is
             # taken to run (an empty sequence fails elsewhere), so what its body assigns for sure is
-            # assigned after it; a body that may ``break`` first promises nothing.
-            return after
+            # assigned after it; a body that may ``break`` first promises nothing. What its last
+            # iteration found true (``if c: continue`` leaves ``not c``) is not known after it.
+            return defined | _plain(after)
         if isinstance(stmt, cst.While):
             self.read(stmt.test, defined)
             self.block(block_statements(stmt.body), defined)
@@ -282,35 +364,102 @@ class _Walker:
             return self.define([stmt.name.value], stmt, defined)
         return defined
 
-    def _under(self, test: cst.BaseExpression) -> FrozenSet[str]:
-        """Names an earlier ``if`` on ``test`` assigned, or on one of its conjuncts (``if a and b``
-        runs only where ``if a`` did)."""
-        found = self.under_test.get(_EMPTY.code_for_node(test), frozenset())
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            found = found | self._under(test.left) | self._under(test.right)
-        return found
+    def _under(self, test: cst.BaseExpression, defined: FrozenSet[str]) -> FrozenSet[str]:
+        """Names assigned wherever ``test`` holds: by an earlier ``if`` on ``test`` or on one of its
+        conjuncts (``if a and b`` runs only where ``if a`` did), and, on this way, on every way
+        joined into it on which ``test`` may hold (see :meth:`_join`)."""
+        key = _key(test)
+        found = self.under_test.get(key, frozenset())
+        bare = _bare(test)
+        if isinstance(bare, cst.BooleanOperation) and isinstance(bare.operator, cst.And):
+            found = found | self._under(bare.left, defined) | self._under(bare.right, defined)
+        prefix = _UNDER + key + _FACT
+        return found | frozenset(n[len(prefix):] for n in defined if n.startswith(prefix))
+
+    def _holds(self, test: cst.BaseExpression) -> FrozenSet[str]:
+        """The facts a way that finds ``test`` true goes on with: ``test`` and each of its conjuncts,
+        where no iteration changes it (so nothing rebinds what it reads while the way goes on)."""
+        if not self._invariant(test):
+            return frozenset()
+        facts = set()
+        for part in [test, *_conjuncts(test)]:
+            key, negated = _key(part), _negated_key(part)
+            self.negation[key], self.negation[negated] = negated, key
+            facts.add(_FACT + key)
+        return frozenset(facts)
+
+    def _fails(self, test: cst.BaseExpression) -> FrozenSet[str]:
+        """The fact a way that finds ``test`` false goes on with: its negation (see :meth:`_holds`)."""
+        if not self._invariant(test):
+            return frozenset()
+        key, negated = _key(test), _negated_key(test)
+        self.negation[key], self.negation[negated] = negated, key
+        return frozenset({_FACT + negated})
+
+    @staticmethod
+    def _refuted(test: cst.BaseExpression, defined: FrozenSet[str]) -> bool:
+        """Every way reaching here finds ``test`` false: its negation, or that of one of its
+        conjuncts, is a fact of the way."""
+        return any(_FACT + _negated_key(part) in defined for part in [test, *_conjuncts(test)])
+
+    @staticmethod
+    def _confirmed(test: cst.BaseExpression, defined: FrozenSet[str]) -> bool:
+        """Every way reaching here finds ``test`` true: it, or each of its conjuncts, is a fact of the way."""
+        return _FACT + _key(test) in defined or all(_FACT + _key(part) in defined for part in _conjuncts(test))
+
+    def _join(self, ways: Sequence[FrozenSet[str]]) -> FrozenSet[str]:
+        """What is assigned, and known, where ``ways`` join: what each way assigns, the facts each way
+        has, and, for each test whose negation is a fact of some way, what every way on which the
+        test may hold assigns, as assigned under that test (``_UNDER``)."""
+        result = frozenset.intersection(*ways)
+        tests: Set[str] = set()
+        for way in ways:
+            for item in way - result:
+                if item[:1] == _FACT and item[1:] in self.negation:
+                    tests.add(self.negation[item[1:]])
+                elif item[:1] == _UNDER:
+                    tests.add(item[1:].split(_FACT, 1)[0])
+        for test in sorted(tests):
+            refuting = _FACT + self.negation.get(test, "")
+            prefix = _UNDER + test + _FACT
+            possible = [
+                _plain(way) | frozenset(n[len(prefix):] for n in way if n.startswith(prefix))
+                for way in ways
+                if refuting not in way
+            ]
+            if possible:
+                result |= frozenset(prefix + name for name in frozenset.intersection(*possible) - result)
+        return result
 
     def _if(self, stmt: cst.If, defined: FrozenSet[str]) -> Optional[FrozenSet[str]]:
         """What is assigned after an ``if``/``elif``/``else`` chain on the ways that go on past it;
-        None when none does (every branch ends in ``raise``, ``return``, ``continue`` or ``break``)."""
+        None when none does (every branch ends in ``raise``, ``return``, ``continue`` or ``break``,
+        or is taken on no way)."""
         self.read(stmt.test, defined)
-        test = _EMPTY.code_for_node(stmt.test)
+        key = _key(stmt.test)
         statements = block_statements(stmt.body)
-        after_body = self.block(statements, defined | self._under(stmt.test))
-        self.under_test[test] = self.under_test.get(test, frozenset()) | (after_body - defined)
-        body_goes_on = not _ends_the_way(statements)
-        if stmt.orelse is None:
-            return defined
+        body_taken = not self._refuted(stmt.test, defined)
+        else_taken = not self._confirmed(stmt.test, defined)
+        self.dead += not body_taken
+        after_body = self.block(statements, defined | self._under(stmt.test, defined) | self._holds(stmt.test))
+        self.dead -= not body_taken
+        if not self.dead and body_taken:
+            self.under_test[key] = self.under_test.get(key, frozenset()) | (_plain(after_body) - defined)
+        ways = [after_body] if body_taken and not _ends_the_way(statements) else []
+        failing = defined | self._fails(stmt.test)
+        after_else: Optional[FrozenSet[str]] = failing
+        self.dead += not else_taken
         if isinstance(stmt.orelse, cst.If):
-            after_else = self._if(stmt.orelse, defined)
-        else:
+            after_else = self._if(stmt.orelse, failing)
+        elif stmt.orelse is not None:
             else_statements = block_statements(stmt.orelse.body)
-            after_else = self.block(else_statements, defined)
+            after_else = self.block(else_statements, failing)
             if _ends_the_way(else_statements):
                 after_else = None  # ``else: raise ValueError(mode)``: no way on past the chain there
-        if not body_goes_on:
-            return after_else
-        return after_body if after_else is None else after_body & after_else
+        self.dead -= not else_taken
+        if else_taken and after_else is not None:
+            ways.append(after_else)
+        return self._join(ways) if ways else None
 
     def _invariant(self, test: cst.BaseExpression) -> bool:
         """``test`` has the same value in every iteration: it calls nothing, and reads only names the
@@ -342,34 +491,47 @@ class _Walker:
         is assigned before what follows in every iteration or in none."""
         branches: List[Sequence[cst.CSTNode]] = []
         afters: List[FrozenSet[str]] = []
+        taken: List[bool] = []
         current: Optional[cst.CSTNode] = stmt
+        reaching = defined  # with the facts of the tests found false so far
+        closed = False  # an earlier test holds on every way: no later branch is taken
         while isinstance(current, cst.If):
-            self.read(current.test, defined)
-            test = _EMPTY.code_for_node(current.test)
+            self.read(current.test, reaching)
+            key = _key(current.test)
             statements = block_statements(current.body)
-            after = self.block(statements, defined | self._under(current.test))
-            self.under_test[test] = self.under_test.get(test, frozenset()) | (after - defined)
+            is_taken = not closed and not self._refuted(current.test, reaching)
+            self.dead += not is_taken
+            after = self.block(statements, reaching | self._under(current.test, reaching) | self._holds(current.test))
+            self.dead -= not is_taken
+            if not self.dead and is_taken:
+                self.under_test[key] = self.under_test.get(key, frozenset()) | (_plain(after) - defined)
             branches.append(statements)
             afters.append(after)
+            taken.append(is_taken)
+            closed = closed or self._confirmed(current.test, reaching)
+            reaching = reaching | self._fails(current.test)
             current = current.orelse
+        self.dead += closed
         if isinstance(current, cst.Else):
             statements = block_statements(current.body)
             branches.append(statements)
-            afters.append(self.block(statements, defined))
+            afters.append(self.block(statements, reaching))
         else:
             branches.append(())
-            afters.append(defined)
-        # A branch that ends in ``raise``/``return``/``continue``/``break`` has no way on past the chain.
-        going_on = [after for after, statements in zip(afters, branches) if not _ends_the_way(statements)]
+            afters.append(reaching)
+        self.dead -= closed
+        taken.append(not closed)
+        # A branch that ends in ``raise``/``return``/``continue``/``break``, or that no way takes, has
+        # no way on past the chain.
+        going = [i for i, statements in enumerate(branches) if taken[i] and not _ends_the_way(statements)]
+        going_on = [afters[i] for i in going]
         if not going_on:
             return defined
-        result = frozenset.intersection(*going_on)
+        result = self._join(going_on)
         inside = {id(n) for n in walk(stmt)}
-        per_branch = [
-            {id(n) for s in statements for n in walk(s)} for statements in branches if not _ends_the_way(statements)
-        ]
+        per_branch = [{id(n) for s in branches[i] for n in walk(s)} for i in going]
         assert self.loop_assigned is not None
-        for name in frozenset.union(*going_on) - result:
+        for name in _plain(frozenset.union(*going_on)) - result:
             where = [id(n) for n in self.loop_assigned.get(name, ())]
             # Assigned after the chain too, it may be read from the previous iteration there, unless
             # nothing binds it before the loop: an iteration taking no branch that assigns it then
@@ -397,6 +559,10 @@ class _Walker:
             self.read(small.value, defined)
             self.read(small.target, defined)
             return self.define((n for n, _ in target_names(small.target)), line, defined)
+        if isinstance(small, cst.Assert):
+            # ``assert args.cost < 0``: the way goes on only where the test holds.
+            self.read(small, defined)
+            return defined | self._holds(small.test)
         self.read(small, defined)
         return defined
 

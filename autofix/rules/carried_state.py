@@ -297,7 +297,9 @@ class CarriedState(Rule):
             bound = {n for n, _ in loops.target_names(loop.target)} if isinstance(loop, cst.For) else set()
             for name in sorted(set(carried.first_read) - set(carried.assignments) - bound):
                 value = entry.get(name)
-                if value is None or value.level < GRAPH:
+                if value is None or value.level < GRAPH or ("pre", loop, name) not in backward.value.labels:
+                    # Not back-propagated through this name (``td_target.detach()`` only), whatever
+                    # else made from the same graph the backward reaches.
                     continue
                 if not value.kinds or not value.kinds <= {TENSOR, TENSORS, TENSOR_DICT}:
                     # Only a value known to be tensors: ``D = D.cuda()`` (a module), an iterable
