@@ -540,7 +540,11 @@ class Backward:
 
 @dataclass
 class Accumulation:
-    """``target += value``, ``target = target + value``, ``target.append(value)``, ``target[k] += value``."""
+    """``target += value``, ``target = target + value``, ``target.append(value)``, ``target[k] += value``.
+
+    ``kind``: ``augassign``, ``assign``, ``append`` (and the other filling methods), ``method``,
+    ``store`` (``target[k] = value``), or ``slot``: a store at the loop's own index into a tensor the
+    scope made before the loop (``q_vals[:, t] = q_t``; see ``GraphFlow._fills_iteration_slot``)."""
 
     statement: cst.CSTNode
     target: str
@@ -1154,6 +1158,19 @@ class GraphFlow:
         carried = self.carried.get(self._loops[-1])
         return carried is not None and name in carried.assignments and name not in carried.first_read
 
+    def _fills_iteration_slot(self, target: cst.Subscript, name: str) -> bool:
+        """``q_vals[:, t] = q_t`` in ``for t in ...`` on a tensor: the store fills the entry at this
+        iteration's index of a table the scope itself made before the loop (a local bound here, not
+        a parameter, an attribute or a global). Its size was fixed before the loop ran (unlike a
+        dict or list that gains an entry per step), and it dies with the call."""
+        loop = self._loops[-1]
+        if not isinstance(loop, cst.For) or "." in name or name in self.params:
+            return False
+        if not any(assignment.name == name for assignment in self.assignments):
+            return False
+        index = {bound for bound, _ in loops.target_names(loop.target)}
+        return any(read in index for element in target.slice for read, _ in loops.iter_reads(element.slice))
+
     def _record_accumulation(
         self, line: cst.CSTNode, name: str, added: cst.BaseExpression, value: Val, kind: str, state: State
     ) -> None:
@@ -1216,7 +1233,8 @@ class GraphFlow:
                     and not _replaces_one_entry(target, value_node, name)
                 ):
                     # ``log[step] = loss``: kept across iterations unless ``log`` is rebuilt in each.
-                    self._record_accumulation(stmt, name, value_node, value, "store", state)
+                    kind = "slot" if container.kinds == {TENSOR} and self._fills_iteration_slot(target, name) else "store"
+                    self._record_accumulation(stmt, name, value_node, value, kind, state)
                     container = container.with_labels([("acc", name)])
                 self._assign(name, Val(kinds=kinds).join_graph(container.join(value)), state, stmt)
                 if value.level < GRAPH and any(target.deep_equals(entry) for entry in self._backward_entries):

@@ -587,6 +587,18 @@ class _GraphWalker:
             self._graph_free[key] = known
         return known
 
+    def _reaching(self, call: cst.Call, arg_values: Sequence[_Value], args: Origins) -> Origins:
+        """What of the arguments' graphs reaches what a project function builds: not an argument
+        it reads only detached or as an index (:attr:`FunctionSummary.cut_params`:
+        ``slice_segments(y, ids)`` slicing ``y`` at the offsets ``ids``)."""
+        spelled = dotted_name(call.func)
+        caller = self._walked_scope()[1]() if spelled is not None and args else None
+        callee = self.context.model.callee(caller, spelled) if caller is not None and spelled is not None else None
+        if not isinstance(callee, FunctionSummary) or not callee.cut_params or any(a.star for a in call.args):
+            return args
+        cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in callee.cut_params}
+        return _union(v.origins for a, v in zip(call.args, arg_values) if id(a.value) not in cut)
+
     def _library_instance(self, name: str) -> bool:
         """:meth:`ModuleModel.library_instance` of ``name`` where the walk is."""
         scope, caller_of = self._walked_scope()
@@ -665,6 +677,7 @@ class _GraphWalker:
                 return _Value()
             receiver_value = self._value(func.value, env, disabled)
             receiver = receiver_value.origins
+            args = self._reaching(call, arg_values, args)
             if any(q.startswith(("torch.", "numpy.", "math.")) and not q.startswith("torch.nn.modules") for q in qualified):
                 return _Value(receiver | args, tensor=_makes_tensor(qualified))
             if _library_callable(qualified):
@@ -707,6 +720,7 @@ class _GraphWalker:
                 return _Value()
             if self._graph_free_callee(func):
                 return _Value()
+            args = self._reaching(call, arg_values, args)
             if not args and func.value in star_only_callees(self.context):
                 # ``to_tensors(batch)`` from ``from helpers import *``, a module the project does not
                 # hold: nothing is known of it, and no graph goes in, so no forward pass is proven.

@@ -315,7 +315,8 @@ class FunctionSummary:
     #: params detached in place (``p.detach_()``, ``for t in p: t.detach_()``)
     detached_in_place: Set[str] = field(default_factory=set)
     #: params the function reads only detached or converted (``p.detach()``, ``p.data``, ``p.item()``,
-    #: ``p is None``): whatever graph the argument has never reaches what the call builds
+    #: ``p is None``) or as an index or slice bound (``x[:, p[i]:p[i] + n]``, through locals that
+    #: serve only as such): whatever graph the argument has never reaches what the call builds
     cut_params: Set[str] = field(default_factory=set)
     #: every ``return`` gives a detached value (``h.detach()``, a detach mapped over a structure,
     #: a recursive call, ``None``): a helper like ``repackage_hidden``
@@ -862,6 +863,72 @@ _CUTTING_READS = frozenset({"detach", "data", "item", "tolist", "numpy"})
 _SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 
 
+#: nodes a value goes through unchanged in kind on its way to an index: ``ids[i] * hop``, ``-k``, ``a:b``, ``(i, j)``
+_INDEX_ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Slice, ast.Tuple)
+
+
+def _index_reads(nodes: List[ast.AST], params: Set[str]) -> Set[int]:
+    """Ids of the reads of ``params`` whose value serves only as an index or a slice bound of a
+    subscript (``x[i, ids[k]:ids[k] + n]``), directly or through locals that serve only as such
+    (``start = ids[k]; end = start + n; ret[k] = x[k, start:end]``). Indexing is not differentiable
+    in its indices: whatever graph the index tensor has never reaches the subscript's value.
+
+    ``nodes``: a function's own nodes (:func:`_own_nodes`); a local counts only when every binding
+    of it is a plain ``name = value``."""
+    parents: Dict[int, ast.AST] = {}
+    simple: Set[str] = set()
+    other: Set[str] = set()
+    for node in nodes:
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            if len(names) == len(node.targets):
+                simple.update(names)
+            else:
+                other.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)  # a loop target, ``x += ...``, ``(y := ...)``, ``del x``
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+    reads: Dict[str, List[ast.Name]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads.setdefault(node.id, []).append(node)
+
+    def serves_index(read: ast.AST, locals_: Set[str]) -> bool:
+        current = read
+        while True:
+            parent = parents.get(id(current))
+            if isinstance(parent, ast.Subscript):
+                if current is parent.slice:
+                    return True
+                current = parent  # ``ids[k]``: an entry of the index tensor, still index material
+            elif isinstance(parent, _INDEX_ARITHMETIC):
+                current = parent
+            elif (
+                isinstance(parent, ast.Attribute) and parent.value is current
+                and isinstance(grand := parents.get(id(parent)), ast.Call) and grand.func is parent
+                and not parent.attr.endswith("_")
+            ):
+                current = grand  # ``ids[k].long()``: a method of the index that writes nothing
+            elif isinstance(parent, ast.Assign) and parent.value is current:
+                return all(isinstance(t, ast.Name) and t.id in locals_ for t in parent.targets)
+            else:
+                return False
+
+    # Locals whose every read serves as an index, found by dropping the others until none is left.
+    locals_ = simple - other - params
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(locals_):
+            if not all(serves_index(read, locals_) for read in reads.get(name, ())):
+                locals_.discard(name)
+                changed = True
+    return {id(read) for name in params for read in reads.get(name, ()) if serves_index(read, locals_)}
+
+
 def _is_none_test(node: ast.Compare) -> bool:
     """``x is None`` / ``x is not None`` with a name on the left."""
     return (
@@ -1140,6 +1207,8 @@ class _FunctionReader:
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
             )
+        if params:
+            cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
         return self.summary
 

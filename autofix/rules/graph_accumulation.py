@@ -204,6 +204,11 @@ class GraphAccumulation(Rule):
             # run): the name is the step's loss, rebound before the ``loss += ...`` that reuses it,
             # not a total nothing back-propagates.
             return False
+        if acc.kind == "slot" and self._graph_freed(training, acc, whole=True):
+            # ``q_vals[:, t] = q_t`` into a tensor table the call made before the loop, where the
+            # same iteration's backward() goes through every model call of what it stores: no
+            # iteration's saved tensors outlive it, and the table itself dies with the call.
+            return False
         escapes = _escapes(flow, acc)
         if escapes and not self._graph_freed(training, acc):
             return False
@@ -219,7 +224,7 @@ class GraphAccumulation(Rule):
     def _replayed(self, flow: GraphFlow, acc: Accumulation, loop: cst.CSTNode, training) -> bool:
         """``buffer.append(x)`` of a graph tensor into a container the loop never empties, while a
         backward() of the loop that frees its graph goes through the container's entries."""
-        if acc.kind not in ("append", "add", "insert", "store"):
+        if acc.kind not in ("append", "add", "insert", "store", "slot"):
             return False
         carried = flow.carried.get(loop)
         if carried is None or carried.assignments.get(acc.target):
@@ -254,8 +259,10 @@ class GraphAccumulation(Rule):
             return None  # rebuilt at the top of every call
         return scope
 
-    def _graph_freed(self, training, acc: Accumulation) -> bool:
-        """The accumulated value shares the graph a backward() of the same loop frees."""
+    def _graph_freed(self, training, acc: Accumulation, whole: bool = False) -> bool:
+        """The accumulated value shares the graph a backward() of the same loop frees; ``whole``:
+        that backward() goes through every model call the value's graph comes from (not only the
+        body an unused head shares with the loss)."""
         added = dotted_name(acc.value_node)
         sources = {label for label in acc.value.labels if label[0] == "src"}
         for backward in training:
@@ -267,10 +274,10 @@ class GraphAccumulation(Rule):
             if isinstance(receiver, cst.Subscript) and receiver.deep_equals(acc.value_node):
                 # ``losses["total"].backward()`` and ``total += losses["total"]``: the same entry.
                 return True
-            if isinstance(receiver, cst.Subscript) and added is not None and dotted_name(receiver.value) == added:
+            if isinstance(receiver, cst.Subscript) and added is not None and dotted_name(receiver.value) == added and not whole:
                 # ``output["loss"].backward()`` and ``outputs.append(output)``: the step's own result.
                 return True
-            if sources & backward.value.labels:
+            if sources and (sources <= backward.value.labels if whole else sources & backward.value.labels):
                 return True
         return False
 
