@@ -52,6 +52,7 @@ from autofix.analysis.steps import (
 )
 from autofix.analysis.training import is_backward_call, qualified_names
 from autofix.context import RuleContext
+from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, TORCH_CUT_FUNCTIONS, ZERO_GRADIENT_OPS
 
 Scope = Union[cst.Module, cst.FunctionDef]
 
@@ -61,20 +62,18 @@ NEEDLESS, CARRIED, NEEDED = "needless", "carried", "needed"
 _CONSTANTS = frozenset({"True", "False", "None"})
 # Calls that back-propagate or differentiate, by their last name.
 _GRADIENT_CALLS = frozenset({"backward", "manual_backward", "grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"})
-# Calls whose result is a number, a copy without history or a description.
-_CUT_CALLS = frozenset({"float", "int", "bool", "str", "len", "repr", "round", "print", "isinstance", "id", "type", "hash"})
-_CUT_METHODS = frozenset({"detach", "item", "tolist", "numpy", "size", "dim", "numel", "argmax", "argmin",
-                          "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
-_CUT_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_leaf", "grad_fn"})
+# Calls, methods and attributes whose result holds no autograd history: the one vocabulary's tables, less
+# the ops whose result keeps a graph node that passes back zeros (a backward still walks under it).
+_CUT_CALLS = CUT_FUNCTIONS
+_CUT_METHODS = CUT_METHODS - ZERO_GRADIENT_OPS
+_CUT_ATTRIBUTES = CUT_ATTRIBUTES
 # Statement calls that only show a value (logging): the graph does not outlive them.
 _DISPLAY = re.compile(
     r"^(print|info|debug|warning|warn|error|log|log_dict|log_metrics?|add_scalars?|add_histogram|"
     r"set_postfix|set_postfix_str|set_description|write|append_log|report)$"
 )
-# Torch calls whose result is fresh data, never a graph (with no requires_grad=True).
-_TORCH_DATA = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "randint", "randperm", "arange",
-                         "linspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like",
-                         "empty_like", "full_like", "randn_like", "rand_like", "normal", "manual_seed", "device"})
+# Torch calls whose result is fresh data or has no history (with no requires_grad=True).
+_TORCH_DATA = TORCH_CUT_FUNCTIONS - ZERO_GRADIENT_OPS
 # Data by convention: parameters a caller fills from a loader, not from a forward pass.
 _DATA_PARAM = re.compile(
     r"^(batch|batch_idx|data|inputs?|x|xb|xs|images?|imgs?|targets?|labels?|y|yb|ys|samples?|obs|"
