@@ -1369,7 +1369,16 @@ class _FunctionReader:
             # Stored on an object or in a container: the caller's value outlives the call.
             self.summary.kept_params.update(taint)
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                self._forget_elements(target.value.id)
+                table = target.value.id
+                self._forget_elements(table)
+                # ``out[i] = x[:, i]`` into ``out = torch.zeros_like(x)``: the tensor now holds x's graph,
+                # a graph of its own, or one of its arguments' where the value reads a parameter.
+                if table in self.taint:
+                    self.taint[table] = self.taint[table] | taint
+                if self.kinds.get(table) is Kind.TENSOR and (kind is Kind.GRAPH or taint):
+                    written = Kind.GRAPH if kind is Kind.GRAPH else Kind.UNKNOWN
+                    self.kinds[table] = written
+                    self.shapes[table] = Shape(written)
 
     def _taint_of(self, node: Optional[ast.AST]) -> Set[str]:
         """The params whose graph ``node``'s value may carry (cut by the vocabulary)."""
