@@ -34,12 +34,14 @@ program model (``context.model``), in this file or another file of the project.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from autofix.analysis import loops
 from autofix.analysis.names import dotted_name, keyword, method_call
@@ -76,6 +78,7 @@ from autofix.context import RuleContext
 from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, ClassSummary, FunctionSummary, Shape, nn_output_shape
 from autofix.model.summaries import may_hold_graph as _may_hold_graph
 from autofix.model.summaries import Kind as ModelKind
+from autofix.model.self_state import opt_in_branches
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
 
@@ -613,6 +616,8 @@ class GraphFlow:
         self.facts = module_facts(context)
         self.disabled = grad_disabled_nodes(context)
         self.scope = scope
+        #: the ``if`` statements of a ``forward`` that only opting-in calls take one way, read on first need
+        self._opt_in: Optional[Dict[Tuple[int, int], bool]] = None
         self.in_module_class = in_module_class
         self.in_class = in_class
         self.backwards: Dict[cst.Call, Backward] = {}
@@ -732,6 +737,17 @@ class GraphFlow:
                 state = self._small(small, stmt, state)
             return state
         if isinstance(stmt, cst.If):
+            opted = self._opted_in(stmt)
+            if opted is not None:
+                # ``if use_cache:`` in a forward: only calls that opt in (generation under no_grad) take
+                # that branch, never the default call of a training step.
+                if not opted:
+                    return self._block(loops.block_statements(stmt.body), state)
+                if stmt.orelse is None:
+                    return state
+                if isinstance(stmt.orelse, cst.If):
+                    return self._statement(stmt.orelse, state)
+                return self._block(loops.block_statements(stmt.orelse.body), state)
             self._expr(stmt.test, state)
             when_true, when_false = dict(state), dict(state)
             none_test = _none_test(stmt.test)
@@ -1816,6 +1832,27 @@ class GraphFlow:
             # The callee runs a forward of its own (``self.net(x)``): a graph of its own.
             return Val(GRAPH, joined.labels | {("src", call)}, kinds)
         return Val(kinds=kinds).join_graph(joined).computed()
+
+    def _opted_in(self, stmt: cst.If) -> Optional[bool]:
+        """In a ``forward``, for an ``if`` whose branch only calls that opt in take, and that keeps
+        state of its own there (:func:`autofix.model.self_state.opt_in_branches`): True where that
+        branch is the body, False where it is the ``else``; None for every other ``if``."""
+        if self._opt_in is None:
+            self._opt_in = {}
+            scope = self.scope
+            forward = isinstance(scope, cst.FunctionDef) and scope.name.value == "forward"
+            tree = self.context.python_tree() if forward else None
+            line = self.context.get(PositionProvider, scope.name).start.line if isinstance(scope, cst.FunctionDef) else 0
+            owner = self.summary.class_name if self.summary is not None else None
+            for node in ast.walk(tree) if tree is not None and owner is not None else ():
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "forward" and node.lineno == line:
+                    params = [*node.args.posonlyargs, *node.args.args]
+                    if params:
+                        self._opt_in = opt_in_branches(node, params[0].arg)
+        if not self._opt_in:
+            return None
+        start = self.context.get(PositionProvider, stmt).start
+        return self._opt_in.get((start.line, start.column))
 
     @property
     def summary(self) -> Optional[FunctionSummary]:

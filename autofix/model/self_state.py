@@ -18,7 +18,7 @@ new value is plainly no graph (a number, ``None``, a fresh or detached tensor).
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, GRAD_DISABLING_CONTEXTS
 
@@ -31,15 +31,17 @@ def carried_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef, self_na
     ``is_graphless`` tells a value that cannot hold a graph (a number, ``None``,
     a factory or detached tensor), as the caller's summary knows it.
     """
-    walker = _Walker(self_name, is_graphless)
+    walker = _Walker(self_name, is_graphless, opt_in_branches(function, self_name))
     walker.block(function.body, set(), {}, grad=True)
     return frozenset(walker.carried)
 
 
 class _Walker:
-    def __init__(self, self_name: str, is_graphless: Callable[[ast.expr], bool]) -> None:
+    def __init__(self, self_name: str, is_graphless: Callable[[ast.expr], bool], skipped: Dict[Tuple[int, int], bool]) -> None:
         self.self_name = self_name
         self.is_graphless = is_graphless
+        #: ``if`` statements (by position) a default call takes one way only (:func:`opt_in_branches`)
+        self.skipped = skipped
         self.carried: Set[str] = set()
 
     def block(self, statements: Iterable[ast.stmt], fresh: Set[str], derived: Dict[str, Set[str]], grad: bool) -> Set[str]:
@@ -53,6 +55,11 @@ class _Walker:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return fresh
         if isinstance(node, ast.If):
+            opted = self.skipped.get((node.lineno, node.col_offset))
+            if opted is not None:
+                # A cache kept only by calls that opt in (``if use_cache: self.cache_k = cat(...)``, a
+                # generation under no_grad): the default call, a training step's, never takes that branch.
+                return self.block(node.orelse if opted else node.body, fresh, derived, grad)
             taken = self.block(node.body, set(fresh), derived, grad)
             other = self.block(node.orelse, set(fresh), derived, grad)
             return taken & other
@@ -126,6 +133,92 @@ class _Walker:
 
     def _self_attribute(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name
+
+
+def opt_in_branches(function: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -> Dict[Tuple[int, int], bool]:
+    """The ``if`` statements of a ``forward`` (by line and column) whose branch runs only on calls that
+    opt in with a flag off by default, and that keep state of their own there: every ``self``
+    attribute the branch assigns is read nowhere else in the function (``if use_cache: self.cache_k =
+    cat([self.cache_k, k])``, a cache generation fills under no_grad). The value is True where the
+    opted-in branch is the body (``if use_cache:``), False where it is the ``else`` (``if not use_cache:``).
+    A default call, a training step's, takes the other way. State assigned there and read on every call
+    (``if refresh: self.scale = ...`` then ``x * self.scale``) is not such a branch."""
+    flags = opt_in_flags(function)
+    if not flags:
+        return {}
+    candidates: Dict[ast.If, bool] = {}
+    for node in _own_statements(function.body):
+        if isinstance(node, ast.If):
+            opted = opted_in(node.test, flags)
+            if opted is not None:
+                candidates[node] = opted
+    if not candidates:
+        return {}
+    inside: Set[int] = set()
+    for node, opted in candidates.items():
+        for stmt in node.body if opted else node.orelse:
+            inside.update(id(n) for n in ast.walk(stmt))
+    # ``self.cache_k is not None`` tests the old value; it does not pass it on.
+    inside.update(id(n) for c in ast.walk(function) if isinstance(c, ast.Compare) for n in ast.walk(c))
+    outside_reads = {
+        n.attr for n in ast.walk(function)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+        and n.value.id == self_name and id(n) not in inside
+    }
+    found: Dict[Tuple[int, int], bool] = {}
+    for node, opted in candidates.items():
+        written = {
+            n.attr for stmt in (node.body if opted else node.orelse) for n in ast.walk(stmt)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == self_name
+        }
+        if written and not written & outside_reads:
+            found[(node.lineno, node.col_offset)] = opted
+    return found
+
+
+def _own_statements(body: List[ast.stmt]) -> Iterable[ast.stmt]:
+    """Every statement of ``body``, nested blocks included, not entering nested functions or classes."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            yield from _own_statements(getattr(stmt, field, []) or [])
+        for handler in getattr(stmt, "handlers", []) or []:
+            yield from _own_statements(handler.body)
+
+
+def opt_in_flags(function: ast.FunctionDef | ast.AsyncFunctionDef) -> FrozenSet[str]:
+    """The parameters whose default is ``False``, ``None`` or ``0``."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return frozenset(
+        a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value in (False, None, 0) and not isinstance(d.value, float)
+    )
+
+
+def opted_in(test: ast.expr, flags: FrozenSet[str]) -> Optional[bool]:
+    """True when ``test`` holds only on calls that pass an opt-in flag (``use_cache``, ``flag is not
+    None``, ``flag and x``); False when it fails only on them (``not reverse``); None otherwise."""
+    if isinstance(test, ast.Name):
+        return True if test.id in flags else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = opted_in(test.operand, flags)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return True if any(opted_in(v, flags) is True for v in test.values) else None
+    if (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+        and test.left.id in flags and isinstance(test.comparators[0], ast.Constant)
+    ):
+        op, constant = test.ops[0], test.comparators[0].value
+        if isinstance(op, (ast.Is, ast.Eq)):
+            return None if constant not in (None, False, True) else constant is True
+        if isinstance(op, (ast.IsNot, ast.NotEq)):
+            return None if constant not in (None, False, True) else constant is not True
+    return None
 
 
 def _target_parts(target: ast.expr) -> Iterable[ast.expr]:
