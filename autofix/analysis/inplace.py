@@ -173,6 +173,8 @@ class _Binding:
     multi_view: Optional[str] = None
     #: ... and whether that op's receiver has a name (the write would reach a tensor read elsewhere)
     multi_view_of_name: bool = False
+    #: the unit at which autograd saved it (or the module call whose output it is)
+    saved_at: Optional[int] = None
 
 
 @dataclass
@@ -183,6 +185,8 @@ class _Unit:
     #: the statement the unit belongs to (itself, or the ``if``/``while`` of a test)
     statement: ast.stmt
     quiet: bool  # under no_grad, or guarded by an ``inplace`` flag
+    #: the branches of ``if`` statements outside loops the unit sits in: (id of the ``if``, 0 body / 1 else)
+    branches: Tuple[Tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -788,6 +792,8 @@ class _Walker:
         #: a parameter's binding ident -> its name (an alias keeps the ident)
         self.param_idents: Dict[int, str] = {}
         self.grad_callees: Set[int] = set()
+        self._branch_stack: List[Tuple[int, int]] = []
+        self._loop_depth = 0
         self.backward_units: List[int] = []
         #: index of a loop's header unit -> the end (exclusive) of its body's units
         self.loops: Dict[int, int] = {}
@@ -846,26 +852,31 @@ class _Walker:
         if isinstance(node, _SMALL_STATEMENTS):
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 self.skip_names.update(node.names)
-            self.units.append(_Unit(node, node, quiet))
+            self.units.append(_Unit(node, node, quiet, self._branches()))
             return
         if isinstance(node, ast.If):
-            self.units.append(_Unit(node.test, node, quiet))
+            self.units.append(_Unit(node.test, node, quiet, self._branches()))
             guarded = quiet or _mentions_inplace(node.test)
             # Inference-only branches (`if not self.training:`) run under no_grad in practice.
             training = tests_training(node.test)
+            self._branch_stack.append((id(node), 0))
             self._block(node.body, guarded or training is False)
+            self._branch_stack[-1] = (id(node), 1)
             self._block(node.orelse, guarded or training is True)
+            self._branch_stack.pop()
             return
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            self.units.append(_Unit(node if not isinstance(node, ast.While) else node.test, node, quiet))
+            self.units.append(_Unit(node if not isinstance(node, ast.While) else node.test, node, quiet, self._branches()))
             head = len(self.units) - 1
+            self._loop_depth += 1
             self._block(node.body, quiet)
             self.loops[head] = len(self.units)
             self._block(node.orelse, quiet)
+            self._loop_depth -= 1
             return
         if isinstance(node, (ast.With, ast.AsyncWith)):
             off = any(self.a.m.disables_grad(item.context_expr) for item in node.items)
-            self.units.append(_Unit(node, node, quiet))
+            self.units.append(_Unit(node, node, quiet, self._branches()))
             self._block(node.body, quiet or off)
             return
         if isinstance(node, ast.Try):
@@ -880,6 +891,16 @@ class _Walker:
     def _block(self, block: List[ast.stmt], quiet: bool) -> None:
         for stmt in block:
             self._flatten(stmt, quiet)
+
+    def _branches(self) -> Tuple[Tuple[int, int], ...]:
+        # Inside a loop one iteration's branch may hand a tensor to another's: no two units there
+        # are told apart by the branches they sit in.
+        return () if self._loop_depth else tuple(self._branch_stack)
+
+    def _exclusive(self, first: int, second: int) -> bool:
+        """Units ``first`` and ``second`` sit in different branches of one ``if`` chain: no call runs both."""
+        taken = dict(self.units[first].branches)
+        return any(taken.get(node, branch) != branch for node, branch in self.units[second].branches)
 
     # ---- one unit: judge its in-place ops, then record what it saves and binds
 
@@ -916,6 +937,11 @@ class _Walker:
                     self.grad_callees.add(id(callee))
         self._record_escapes(node)
         self._bind(node)
+        for binding in self.state.values():
+            if binding.saved is None and binding.output_of is None:
+                binding.saved_at = None
+            elif binding.saved_at is None:
+                binding.saved_at = index
 
     def _given_grad(self, call: ast.Call) -> Set[Union[int, str]]:
         """The positions and keywords of ``call`` given a value that may require grad (``*`` for unpacked ones)."""
@@ -1138,6 +1164,8 @@ class _Walker:
             return
         if binding.kind == "param":
             self.param_writes.add(self.param_idents.get(binding.ident, target))
+        if binding.saved_at is not None and self._exclusive(binding.saved_at, index):
+            return  # saved in one branch of an ``if`` chain, written in another: never both in one call
         # What autograd rejects or a later backward reads wrongly comes first; a
         # write only the caller observes is a finding of its own kind.
         judged = self._autograd_reason(index, op, target, binding)
