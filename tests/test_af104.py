@@ -562,3 +562,35 @@ def test_mixin_step_in_a_root_too_large_to_index_is_silent(tmp_path, monkeypatch
     monkeypatch.setattr(callers, "_MAX_ENTRIES", 2)
     result = _project(tmp_path)
     assert not result.findings
+
+
+def _shared_grads_worker(optimizer_params: str, guard: str) -> str:
+    return f"""
+    shared = torch.nn.Linear(2, 1)
+    local_opt = torch.optim.SGD({optimizer_params}.parameters(), lr=0.1)
+    for x in data:
+        loss = model(x).sum()
+        local_opt.zero_grad()
+        loss.backward()
+        for param, shared_param in zip(model.parameters(), shared.parameters()):
+    {guard}        shared_param._grad = param.grad
+        local_opt.step()
+    """
+
+
+@pytest.mark.parametrize(
+    "optimizer_params, guard, reported",
+    [
+        # The optimizer steps the shared model: nothing zeroes the local gradients handed over.
+        ("shared", "", True),
+        # Built from the local model's parameters, it sets them to None every step, and they are
+        # handed over afresh every step: right.
+        ("model", "", False),
+        # ... but skipped once the shared gradient is set, the shared model keeps the first ones.
+        ("model", "        if shared_param.grad is not None:\n                break\n    ", True),
+    ],
+)
+def test_shared_grads_follow_what_the_optimizer_zeroes(optimizer_params, guard, reported):
+    _, result = run(_shared_grads_worker(optimizer_params, guard))
+    found = [f for f in result.findings if "hands `model`'s gradient tensors" in f.message]
+    assert bool(found) == reported

@@ -394,7 +394,12 @@ class ZeroGradPlacement(Rule):
             return
         zeroes = [(line, call) for line in lines for call in [expr_call(line)] if call is not None and is_zero_grad_call(call)]
         defaults = [(line, call) for line, call in zeroes if not call.args]
-        clears = [z for z in (self._zero_grad(line) for line in lines) if z is not None and z.target == local]
+        # What clears the local gradients: the local model's own zero_grad(), or that of an optimizer
+        # known to be built from its parameters (not the shared model's, the usual case).
+        clears = [
+            z for z in (self._zero_grad(line) for line in lines)
+            if z is not None and (z.target == local or local in self.facts.param_sources.get(z.target, ()))
+        ]
         if not defaults:
             return
         if clears:
