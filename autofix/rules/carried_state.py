@@ -89,8 +89,17 @@ class CarriedState(Rule):
     each returned element reads where gradients flow (a hand-written batch
     norm's output does not read its moving averages).
 
+    A test no iteration changes is also a fact of the way that passed it:
+    past `assert cost < 0`, an `if cost >= 0:` does not run. A graph made
+    before the loop is reported only where the loop's backward goes through
+    the name that holds it (not through `td_target.detach()`).
+
     State kept on an `nn.Module` between `forward` calls is reported in the
-    module's own file even when the training loop is in another file. Three
+    module's own file even when the training loop is in another file. State a
+    forward keeps only on calls that opt in with a flag off by default, and
+    reads nowhere else (`if use_cache: self.cache_k = torch.cat([self.cache_k,
+    k])`, a cache text generation fills under `no_grad`), is not: a training
+    step's default call never takes that branch. Three
     related shapes are reported without a fix: a state object whose
     `detach()` method detaches nothing; a value computed from parameters at
     the end of one call and read by the next (recompute it where it is used;
@@ -137,7 +146,11 @@ class CarriedState(Rule):
     has, and the current iteration's own graph is left whole. An LSTM
     `(h, c)` tuple is detached element by element; where the kind of state is
     unknown (a custom model's `hidden`), the inserted code handles both a
-    tensor and a tuple of tensors; state that may be `None` is guarded.
+    tensor and a tuple of tensors; state that may be `None` is guarded. A
+    value that already holds a graph where the loop is first entered (the
+    output of a forward run before it) gets no fix: a detach as each
+    iteration starts would also cut the first step's gradient into what made
+    it.
 
     ## Fix safety
     The fix turns the (failing) full back-propagation through time into

@@ -293,6 +293,12 @@ class InplaceAutograd(InplaceRule):
 
     In a training step a saved value only matters while a later `backward()`
     can still reach it: metrics computed after `loss.backward()` are left alone.
+    Nor does what an operation saved when only a graph-cutting use reads its
+    result (`while x.norm().item() > 1: x /= 2`, a comparison, `float(...)`):
+    that graph node is dropped at once. A value saved in one branch of an
+    `if`/`elif` chain and written in another is never both in one call. A
+    helper's parameter that every call in the file hands a tensor requiring no
+    grad (a sinusoid table built from constant tensors) saves nothing.
 
     A forward that writes to a tensor its caller passed in, where nothing
     shows that autograd saved it, is AF107 (`inplace-argument`, off by default).
