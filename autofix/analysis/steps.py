@@ -673,6 +673,10 @@ class _GraphWalker:
                 return _Value()
             if method in ("values", "items", "keys", "copy"):
                 return self._value(func.value, env, disabled)
+            if isinstance(func.value, (cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
+                # ``"{}_{}".format(now.day, now.hour)``, ``", ".join(names)``: a method of a literal
+                # string or number hands back a string or a number, never a graph.
+                return _Value()
             if self._graph_free_callee(func):
                 return _Value()
             receiver_value = self._value(func.value, env, disabled)
