@@ -654,11 +654,41 @@ class _GraphWalker:
         groups = _sharing_groups(sources)
         if len(set(groups)) < 2:
             return None
+        reached = self._element_arguments(call, arg_values, helper, len(elements), modules)
         # Elements with a source in common share a forward pass; one that runs nothing and reads
         # nothing held (``torch.randn(n)``) has only the arguments' graph.
         made = {group: self._new_origin(call, arg_values) for group, element in zip(groups, sources) if element}
-        parts = tuple(_Value(args | made[group] if element else args) for group, element in zip(groups, sources))
+        parts = tuple(
+            _Value((args if own is None else own) | (made[group] if element else _EMPTY))
+            for group, element, own in zip(groups, sources, reached)
+        )
         return _Value(_union(p.origins for p in parts), parts=parts)
+
+    @staticmethod
+    def _element_arguments(
+        call: cst.Call, arg_values: Sequence[_Value], helper: FunctionSummary, length: int, modules: Set[int]
+    ) -> List[Optional[Origins]]:
+        """For each element of the ``length``-tuple ``helper`` returns, the graphs of the arguments
+        whose parameters it reads where gradients flow (:attr:`FunctionSummary.returned_param_sources`):
+        ``pg_loss, vl_loss = ppo_loss(batch, policy, value_net, old_logp, adv, writer)`` gives neither
+        loss ``writer``'s graph, nor ``old_logp``'s where only ``old_logp.detach()`` is read. None for
+        an element where that is not known, or where some argument binds to no parameter by name."""
+        positions = helper.returned_param_sources.get(length)
+        bound = bind_arguments(helper, call)
+        if positions is None or len(positions) != length or any(a.star for a in call.args) or len(bound) != len(call.args):
+            return [None] * length
+        value_of = {id(a.value): v for a, v in zip(call.args, arg_values)}
+        given: Dict[str, Origins] = {}
+        for param, arg in bound:
+            if id(arg) not in modules:
+                given[param] = given.get(param, _EMPTY) | value_of[id(arg)].origins
+        found: List[Optional[Origins]] = []
+        for reads in positions:
+            if reads is None or helper.var_keyword in reads:
+                found.append(None)
+                continue
+            found.append(_union(origins for param, origins in given.items() if param in reads or f"{param}()" in reads))
+        return found
 
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
