@@ -245,6 +245,9 @@ class _Value:
     #: An object built with keyword arguments (``SACLosses(policy_loss=…, qf1_loss=…)``): each
     #: field's value, read back by ``losses.policy_loss``.
     fields: Tuple[Tuple[str, "_Value"], ...] = ()
+    #: An empty list or tuple literal (``self.transition = []``): of known length, none, so
+    #: ``.append(a)`` and ``.extend([b, c])`` make a list whose :attr:`parts` are known.
+    empty: bool = False
 
     def field_value(self, name: str) -> Optional["_Value"]:
         return next((value for key, value in self.fields if key == name), None)
@@ -462,12 +465,16 @@ class _GraphWalker:
         old = env.get(name, _Value())
         shared = old.shared_elements or bool(old.origins & added)
         parts: Tuple[_Value, ...] = ()
-        if old.parts and mc[1] == "append":
+        known = bool(old.parts) or old.empty
+        if known and mc[1] == "append":
             parts = (*old.parts, added_value)
-        elif old.parts and mc[1] == "extend" and added_value.parts:
-            # ``self.transition = [state, log_prob]`` then ``.extend([next_state, reward, done])``: a list
-            # of known length still, unpacked later name by name.
+        elif known and mc[1] == "extend" and (added_value.parts or added_value.empty):
+            # ``self.transition = [state, log_prob]`` (or ``[]``) then ``.extend([next_state, reward,
+            # done])``: a list of known length still, unpacked later name by name.
             parts = (*old.parts, *added_value.parts)
+            if not parts:
+                env[name] = old
+                return
         env[name] = _Value(old.origins | added, shared, container=bool(parts), parts=parts)
 
     def _assign(self, target: cst.BaseExpression, value: _Value, env) -> None:
@@ -539,7 +546,10 @@ class _GraphWalker:
             values = [self._value(e.value, env, disabled) for e in node.elements]
             parts = [v.origins for v in values]
             known = isinstance(node, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in node.elements)
-            return _Value(_union(parts), _pairwise_share(parts), container=True, parts=tuple(values) if known else ())
+            return _Value(
+                _union(parts), _pairwise_share(parts), container=True, parts=tuple(values) if known else (),
+                empty=not node.elements,
+            )
         if isinstance(node, cst.Dict):
             parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
             return _Value(_union(parts), _pairwise_share(parts), container=True)
