@@ -245,6 +245,9 @@ class _Value:
     #: An object built with keyword arguments (``SACLosses(policy_loss=…, qf1_loss=…)``): each
     #: field's value, read back by ``losses.policy_loss``.
     fields: Tuple[Tuple[str, "_Value"], ...] = ()
+    #: An empty list or tuple literal (``self.transition = []``): of known length, none, so
+    #: ``.append(a)`` and ``.extend([b, c])`` make a list whose :attr:`parts` are known.
+    empty: bool = False
 
     def field_value(self, name: str) -> Optional["_Value"]:
         return next((value for key, value in self.fields if key == name), None)
@@ -462,12 +465,16 @@ class _GraphWalker:
         old = env.get(name, _Value())
         shared = old.shared_elements or bool(old.origins & added)
         parts: Tuple[_Value, ...] = ()
-        if old.parts and mc[1] == "append":
+        known = bool(old.parts) or old.empty
+        if known and mc[1] == "append":
             parts = (*old.parts, added_value)
-        elif old.parts and mc[1] == "extend" and added_value.parts:
-            # ``self.transition = [state, log_prob]`` then ``.extend([next_state, reward, done])``: a list
-            # of known length still, unpacked later name by name.
+        elif known and mc[1] == "extend" and (added_value.parts or added_value.empty):
+            # ``self.transition = [state, log_prob]`` (or ``[]``) then ``.extend([next_state, reward,
+            # done])``: a list of known length still, unpacked later name by name.
             parts = (*old.parts, *added_value.parts)
+            if not parts:
+                env[name] = old
+                return
         env[name] = _Value(old.origins | added, shared, container=bool(parts), parts=parts)
 
     def _assign(self, target: cst.BaseExpression, value: _Value, env) -> None:
@@ -539,7 +546,10 @@ class _GraphWalker:
             values = [self._value(e.value, env, disabled) for e in node.elements]
             parts = [v.origins for v in values]
             known = isinstance(node, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in node.elements)
-            return _Value(_union(parts), _pairwise_share(parts), container=True, parts=tuple(values) if known else ())
+            return _Value(
+                _union(parts), _pairwise_share(parts), container=True, parts=tuple(values) if known else (),
+                empty=not node.elements,
+            )
         if isinstance(node, cst.Dict):
             parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
             return _Value(_union(parts), _pairwise_share(parts), container=True)
@@ -654,11 +664,41 @@ class _GraphWalker:
         groups = _sharing_groups(sources)
         if len(set(groups)) < 2:
             return None
+        reached = self._element_arguments(call, arg_values, helper, len(elements), modules)
         # Elements with a source in common share a forward pass; one that runs nothing and reads
         # nothing held (``torch.randn(n)``) has only the arguments' graph.
         made = {group: self._new_origin(call, arg_values) for group, element in zip(groups, sources) if element}
-        parts = tuple(_Value(args | made[group] if element else args) for group, element in zip(groups, sources))
+        parts = tuple(
+            _Value((args if own is None else own) | (made[group] if element else _EMPTY))
+            for group, element, own in zip(groups, sources, reached)
+        )
         return _Value(_union(p.origins for p in parts), parts=parts)
+
+    @staticmethod
+    def _element_arguments(
+        call: cst.Call, arg_values: Sequence[_Value], helper: FunctionSummary, length: int, modules: Set[int]
+    ) -> List[Optional[Origins]]:
+        """For each element of the ``length``-tuple ``helper`` returns, the graphs of the arguments
+        whose parameters it reads where gradients flow (:attr:`FunctionSummary.returned_param_sources`):
+        ``pg_loss, vl_loss = ppo_loss(batch, policy, value_net, old_logp, adv, writer)`` gives neither
+        loss ``writer``'s graph, nor ``old_logp``'s where only ``old_logp.detach()`` is read. None for
+        an element where that is not known, or where some argument binds to no parameter by name."""
+        positions = helper.returned_param_sources.get(length)
+        bound = bind_arguments(helper, call)
+        if positions is None or len(positions) != length or any(a.star for a in call.args) or len(bound) != len(call.args):
+            return [None] * length
+        value_of = {id(a.value): v for a, v in zip(call.args, arg_values)}
+        given: Dict[str, Origins] = {}
+        for param, arg in bound:
+            if id(arg) not in modules:
+                given[param] = given.get(param, _EMPTY) | value_of[id(arg)].origins
+        found: List[Optional[Origins]] = []
+        for reads in positions:
+            if reads is None or helper.var_keyword in reads:
+                found.append(None)
+                continue
+            found.append(_union(origins for param, origins in given.items() if param in reads or f"{param}()" in reads))
+        return found
 
     def _call_value(self, call: cst.Call, env, disabled: bool) -> _Value:
         arg_values = [self._value(a.value, env, disabled) for a in call.args]
@@ -673,6 +713,10 @@ class _GraphWalker:
                 return _Value()
             if method in ("values", "items", "keys", "copy"):
                 return self._value(func.value, env, disabled)
+            if isinstance(func.value, (cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
+                # ``"{}_{}".format(now.day, now.hour)``, ``", ".join(names)``: a method of a literal
+                # string or number hands back a string or a number, never a graph.
+                return _Value()
             if self._graph_free_callee(func):
                 return _Value()
             receiver_value = self._value(func.value, env, disabled)

@@ -1267,7 +1267,11 @@ class _FunctionReader:
         }
         for node in nodes:
             if isinstance(node, ast.Assign):  # its targets are not among the nodes it evaluates
-                bound.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+                # the names it binds: not those an index of a target reads (``one_hot[arange(len(i))] = 1``)
+                bound.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        # ``FloatTensor = th.cuda.FloatTensor if use_cuda else th.FloatTensor``: a local bound, every
+        # time it is bound, to a library callable that holds no parameters is that callable.
+        aliases = self._callable_aliases(nodes)
         nested = False  # names bound in nested defs and comprehensions count too: walked only if asked
         for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -1282,14 +1286,40 @@ class _FunctionReader:
                     return False
             elif isinstance(node, (ast.Global, ast.Nonlocal, ast.Lambda)):
                 return False
-            elif isinstance(node, ast.Call) and not self._parameter_free_call(node.func, bound):
+            elif isinstance(node, ast.Call) and not self._parameter_free_call(node.func, bound, aliases):
                 return False
         return True
 
-    def _parameter_free_call(self, func: ast.expr, bound: Set[str]) -> bool:
+    def _callable_aliases(self, nodes: List[ast.AST]) -> Set[str]:
+        """Locals every binding of which is a library callable holding no parameters, by its
+        dotted name or one of two by a condition (``th.cuda.FloatTensor if use_cuda else
+        th.FloatTensor``): calling one calls that callable. Not a parameter, not bound any other way."""
+
+        def callable_value(value: ast.expr) -> bool:
+            if isinstance(value, ast.IfExp):
+                return callable_value(value.body) and callable_value(value.orelse)
+            spelled = dotted(value)
+            return spelled is not None and spelled.split(".", 1)[0] in self.module.imports and self._parameter_free_call(value, set(), set())
+
+        found: Set[str] = set()
+        other: Set[str] = set(self.summary.params)
+        for node in nodes:
+            if isinstance(node, ast.Assign):  # its targets are not among the nodes
+                names = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                plain = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                (found if plain and callable_value(node.value) else other).update(names)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                other.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(node.name)
+        return found - other
+
+    def _parameter_free_call(self, func: ast.expr, bound: Set[str], aliases: Set[str]) -> bool:
         """A callee that holds no parameters: a library function (not a ``torch.nn`` layer),
-        a builtin, or a tensor method of a value."""
+        a builtin, a local alias of such a library function, or a tensor method of a value."""
         spelled = dotted(func)
+        if isinstance(func, ast.Name) and func.id in aliases:
+            return True
         if spelled is None:
             # ``torch.relu(x).mean()``: a method of a computed value (the inner call is checked by itself)
             return isinstance(func, ast.Attribute) and func.attr in _TENSOR_VALUE_METHODS
