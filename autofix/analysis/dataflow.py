@@ -34,7 +34,6 @@ program model (``context.model``), in this file or another file of the project.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not
@@ -78,7 +77,6 @@ from autofix.context import RuleContext
 from autofix.model.summaries import MODULE_BODY, AttributeSummary, AttrKind, ClassSummary, FunctionSummary, Shape, nn_output_shape
 from autofix.model.summaries import may_hold_graph as _may_hold_graph
 from autofix.model.summaries import Kind as ModelKind
-from autofix.model.self_state import opt_in_branches
 
 CLEAN_LEVEL, LEAF, GRAPH = 0, 1, 2
 
@@ -616,8 +614,6 @@ class GraphFlow:
         self.facts = module_facts(context)
         self.disabled = grad_disabled_nodes(context)
         self.scope = scope
-        #: the ``if`` statements of a ``forward`` that only opting-in calls take one way, read on first need
-        self._opt_in: Optional[Dict[Tuple[int, int], bool]] = None
         self.in_module_class = in_module_class
         self.in_class = in_class
         self.backwards: Dict[cst.Call, Backward] = {}
@@ -1835,24 +1831,16 @@ class GraphFlow:
 
     def _opted_in(self, stmt: cst.If) -> Optional[bool]:
         """In a ``forward``, for an ``if`` whose branch only calls that opt in take, and that keeps
-        state of its own there (:func:`autofix.model.self_state.opt_in_branches`): True where that
-        branch is the body, False where it is the ``else``; None for every other ``if``."""
-        if self._opt_in is None:
-            self._opt_in = {}
-            scope = self.scope
-            forward = isinstance(scope, cst.FunctionDef) and scope.name.value == "forward"
-            tree = self.context.python_tree() if forward else None
-            line = self.context.get(PositionProvider, scope.name).start.line if isinstance(scope, cst.FunctionDef) else 0
-            owner = self.summary.class_name if self.summary is not None else None
-            for node in ast.walk(tree) if tree is not None and owner is not None else ():
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "forward" and node.lineno == line:
-                    params = [*node.args.posonlyargs, *node.args.args]
-                    if params:
-                        self._opt_in = opt_in_branches(node, params[0].arg)
-        if not self._opt_in:
+        state of its own there (:attr:`FunctionSummary.opt_in_branches`): True where that branch is
+        the body, False where it is the ``else``; None for every other ``if``."""
+        scope = self.scope
+        if not isinstance(scope, cst.FunctionDef) or scope.name.value not in ("forward", "__call__"):
+            return None
+        branches = self.summary.opt_in_branches if self.summary is not None else None
+        if not branches:
             return None
         start = self.context.get(PositionProvider, stmt).start
-        return self._opt_in.get((start.line, start.column))
+        return branches.get((start.line, start.column))
 
     @property
     def summary(self) -> Optional[FunctionSummary]:

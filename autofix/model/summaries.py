@@ -56,7 +56,7 @@ from autofix.model.vocabulary import (
     GRAD_DISABLING_CONTEXTS,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
-from autofix.model.self_state import carried_attributes
+from autofix.model.self_state import carried_attributes, opt_in_branches
 from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import (
     PassThrough,
@@ -372,6 +372,9 @@ class FunctionSummary:
     #: for a ``forward``: the ``self`` attributes it rebuilds from their value of the previous call
     #: (``out, self.h = self.rnn(x, self.h)``; :mod:`autofix.model.self_state`)
     carried_self: FrozenSet[str] = frozenset()
+    #: a forward's ``if`` statements (line, column) that only calls opting in with a flag off by default take
+    #: one way, keeping state read nowhere else: True where that way is the body (:func:`opt_in_branches`)
+    opt_in_branches: Dict[Tuple[int, int], bool] = field(default_factory=dict)
     #: some ``return`` hands back a parameter as it was given (``return x``, ``return x, y``; never rebound)
     returns_argument: bool = False
     #: every ``return`` is inside a ``with torch.no_grad():`` block of the function's own code
@@ -1207,6 +1210,7 @@ class _FunctionReader:
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
             )
+            self.summary.opt_in_branches = opt_in_branches(self.node, self.self_name)
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
