@@ -352,14 +352,22 @@ class _Walker:
                     defined = self.define((n for n, _ in target_names(item.asname.name)), stmt, defined)
             return self.block(block_statements(stmt.body), defined)
         if isinstance(stmt, (cst.Try, cst.TryStar)):
-            self.block(block_statements(stmt.body), defined)
-            for handler in stmt.handlers:
-                self.block(block_statements(handler.body), defined)
+            # Past the ``try``: the body and its ``else`` ran whole, or a handler ran from where the
+            # body may have stopped (anywhere: what the body assigns is not known there) and went on.
+            body = block_statements(stmt.body)
+            completed = self.block(body, defined)
             if stmt.orelse is not None:
-                self.block(block_statements(stmt.orelse.body), defined)
+                completed = self.block(block_statements(stmt.orelse.body), completed)
+            ways = [] if _ends_the_way(body) and stmt.orelse is None else [completed]
+            for handler in stmt.handlers:
+                statements = block_statements(handler.body)
+                handled = self.block(statements, defined)
+                if not _ends_the_way(statements):
+                    ways.append(handled)
+            after = self._join(ways) if ways else defined
             if stmt.finalbody is not None:
-                self.block(block_statements(stmt.finalbody.body), defined)
-            return defined
+                after = self.block(block_statements(stmt.finalbody.body), after)
+            return after
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return self.define([stmt.name.value], stmt, defined)
         return defined
