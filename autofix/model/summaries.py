@@ -32,6 +32,7 @@ from autofix.model.vocabulary import (
     DISPLAY_FUNCTIONS,
     DISPLAY_METHODS,
     KEEP_METHODS,
+    DATA_LIBRARIES,
     LIBRARIES,
     MAYBE_TUPLE_RESULT_OPS,
     MODEL_BUILDER_NAMES,
@@ -1483,6 +1484,8 @@ class _FunctionReader:
                 # ``x.dtype``, ``idx.size`` of an array (a method object on a tensor): no graph
                 return Kind.PLAIN
             return Kind.PLAIN if self._configuration_read(node) else Kind.UNKNOWN
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            return Kind.TUPLE if isinstance(node.slice, ast.Slice) else Kind.NUMBER
         if isinstance(node, ast.Subscript) and self.kind_of(node.value) in (Kind.TENSOR, Kind.PLAIN):
             # An element of a tensor with no graph (``loss.data[0]``: a number on old torch) has none.
             return Kind.PLAIN
@@ -1660,7 +1663,13 @@ class _FunctionReader:
                 if last in TORCH_CUT_FUNCTIONS:
                     return Kind.TENSOR
                 return Kind.GRAPH if self._any_graph(call) else Kind.UNKNOWN
+            if self._data_library_call(call, qualified):
+                return Kind.PLAIN
             receiver = self.kind_of(func.value)
+            if receiver is Kind.PLAIN and self._graphless_arguments(call):
+                # ``counts.astype(np.float32)``, ``arr.mean()``: an array's (or a plain number's) method
+                # given no graph computes none.
+                return Kind.PLAIN
             if method in KEEP_METHODS and receiver in (Kind.GRAPH, Kind.TENSOR):
                 return receiver
             if self._is_self(func.value) or (isinstance(func.value, ast.Attribute) and self._is_self(func.value.value)):
@@ -1686,7 +1695,17 @@ class _FunctionReader:
             return Kind.GRAPH
         if self._is_self(func):
             return Kind.GRAPH  # self(x): the module's own forward
+        if self._data_library_call(call, qualified):
+            return Kind.PLAIN
         return Kind.UNKNOWN
+
+    def _data_library_call(self, call: ast.Call, qualified: str) -> bool:
+        """``np.sum(counts)``, ``f1_score(y_true, y_pred)`` on arrays: a data library given no graph."""
+        return qualified.split(".", 1)[0] in DATA_LIBRARIES and self._graphless_arguments(call)
+
+    def _graphless_arguments(self, call: ast.Call) -> bool:
+        values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+        return all(self.kind_of(v) in _GRAPHLESS_KINDS for v in values)
 
     def _any_graph(self, call: ast.Call) -> bool:
         return any(self.kind_of(a) is Kind.GRAPH for a in call.args)

@@ -402,6 +402,10 @@ NON_TENSOR_BUILTINS: FrozenSet[str] = frozenset({"len", "int", "float", "bool", 
 #: Functions that build or reset parameters: in-place writes there are initialisation.
 INIT_NAME = re.compile(r"init|reset|(^|_)load|from_pretrained|^_?fill|^_?copy", re.IGNORECASE)
 #: Top-level packages never part of the user's project.
+#: Libraries that compute on arrays, images and numbers and build no models: given no graph, what
+#: they return holds none (a float, an array).
+DATA_LIBRARIES: FrozenSet[str] = frozenset({"numpy", "scipy", "sklearn", "pandas", "skimage", "cv2", "PIL", "statistics"})
+
 LIBRARIES: FrozenSet[str] = frozenset({"torch", "numpy", "math", "typing", "collections", "functools", "itertools", "os", "sys",
                         "dataclasses", "abc", "enum", "re", "json", "pathlib", "warnings", "logging", "einops",
                         "transformers", "timm", "torchvision", "lightning", "pytorch_lightning", "__future__",
