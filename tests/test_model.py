@@ -161,6 +161,40 @@ def test_script_imports_its_neighbour(tmp_path):
     assert isinstance(model.resolve("forward_fn"), FunctionSummary)
 
 
+def test_returned_calls_of_helpers_are_followed_in_their_own_module(tmp_path):
+    write(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            "metrics.py": """
+                def recall(p, t):
+                    return float((p > 0).sum()) / 4
+                def precision(p, t):
+                    return float((t > 0).sum()) / 4
+                def passed_on(p, t):
+                    return recall(p, t)
+                def f1(p, t):
+                    r = recall(p, t)
+                    q = precision(p, t)
+                    score = 2 * r * q / (r + q + 1e-6)
+                    return score
+                def scaled(p, t):
+                    r = recall(p, t)
+                    return r * p
+            """,
+            "run.py": "from metrics import passed_on, f1, scaled\n",
+        },
+    )
+    model = model_of(tmp_path, "run.py")
+    for name in ("passed_on", "f1"):
+        function = model.resolve_function(name)
+        assert function is not None
+        assert model.returns(function).kinds == {Kind.NUMBER}
+        assert {shape.kind for shape in model.returned_shapes(function)} == {Kind.NUMBER}
+    scaled = model.resolve_function("scaled")
+    assert scaled is not None and Kind.NUMBER not in {s.kind for s in model.returned_shapes(scaled)}  # a parameter: unknown
+
+
 def test_a_file_given_alone_resolves_nothing_else():
     model = alone(
         """

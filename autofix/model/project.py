@@ -34,6 +34,7 @@ from autofix.model.summaries import (
     ClassSummary,
     FunctionSummary,
     MODULE_BODY,
+    GRAPHLESS_KINDS,
     Kind,
     ModuleSummary,
     Returns,
@@ -1034,8 +1035,9 @@ class ModuleModel:
         visiting.add(key)
         kinds = set(result.direct)
         unresolved = []
+        home = self._home(function)
         for callee in result.via_calls:
-            found = self._callee(function, callee)
+            found = home._callee(function, callee) if home is not None else None
             if found is None:
                 unresolved.append(callee)
                 continue
@@ -1081,10 +1083,17 @@ class ModuleModel:
         """The shapes ``function`` returns; where every return is one call of a project function
         (``return self.net(x)``, ``return helper(x)``), that function's shapes."""
         result = function.returns
-        if len(result.via_calls) == 1 and not result.direct:
-            found = self._callee(function, result.via_calls[0])
+        home = self._home(function)
+        if len(result.via_calls) == 1 and not result.direct and home is not None:
+            found = home._callee(function, result.via_calls[0])
             if found is not None and found is not function:
                 return found.returns.shapes
+        if result.via_calls:
+            # Returned calls (and arithmetic on their results) that all give values holding no graph
+            # (``return 2 * se * pc / (se + pc)`` of helpers returning floats): those kinds.
+            followed = self.returns(function).kinds
+            if followed and followed <= GRAPHLESS_KINDS:
+                return frozenset(Shape(kind) for kind in followed)
         return result.shapes
 
     def kind_of_call_result(self, function: FunctionSummary, callee: str) -> Kind:
@@ -1096,12 +1105,26 @@ class ModuleModel:
         return kind if kind is not None else Kind.UNKNOWN
 
     def _callee(self, caller: FunctionSummary, callee: str) -> Optional[FunctionSummary]:
-        """The function a call spelled ``callee`` inside ``caller`` runs (``self.m`` → the class's ``m``)."""
+        """The function a call spelled ``callee`` inside ``caller`` runs (``self.m`` → the class's ``m``).
+
+        ``callee`` is spelled as ``caller``'s summary records it: qualified where its module imports or
+        defines it (``helper`` defined there is ``<module>.helper``, ``from utils import helper`` is
+        ``utils.helper``), so it is resolved in that module.
+        """
         head, _, rest = callee.partition(".")
         if caller.class_name is not None and caller.params and head == caller.params[0] and rest and "." not in rest:
             cls = self.class_of(caller)
             return self.method(cls, rest) if cls is not None else None
-        found = self.resolve(callee) if head not in self.summary.imports else self.resolve_qualified(callee)
+        found: Optional[Definition]
+        own = self.summary.name
+        if own and callee.startswith(own + ".") and caller.module == own:
+            found = self._local(self.summary, callee[len(own) + 1:])
+        elif head in self.summary.imports or any(
+            callee == imported or callee.startswith(imported + ".") for imported in self.summary.imports.values()
+        ):
+            found = self.resolve_qualified(callee)
+        else:
+            found = self.resolve(callee)
         if isinstance(found, ClassSummary):
             return None
         return found

@@ -99,7 +99,7 @@ class Kind(enum.Enum):
 
 
 #: what a value that cannot hold a graph is (a number, ``None``, a fresh or detached tensor)
-_GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR, Kind.PLAIN})
+GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR, Kind.PLAIN})
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ def _arithmetic_kind(kinds: List[Kind]) -> Kind:
         return Kind.NUMBER
     if Kind.TENSOR in kinds and Kind.UNKNOWN not in kinds:
         return Kind.TENSOR
-    if kinds and all(k in _GRAPHLESS_KINDS for k in kinds):
+    if kinds and all(k in GRAPHLESS_KINDS for k in kinds):
         return Kind.PLAIN
     return Kind.UNKNOWN
 
@@ -218,9 +218,10 @@ class Returns:
     dict_keys: FrozenSet[str] = frozenset()
     #: kinds of the elements of returned tuple literals, position by position
     tuple_kinds: Tuple[FrozenSet[Kind], ...] = ()
-    #: qualified names of callees whose result is returned as is (resolved by the project model)
+    #: qualified names of callees whose result is returned as is, or is an operand of returned
+    #: arithmetic (``r = recall(p, t); return 2 * r``) (resolved by the project model)
     via_calls: Tuple[str, ...] = ()
-    #: the kinds of the returned values that are not such calls
+    #: the kinds of the returned values that are not such calls (of such arithmetic: its other operands')
     direct: FrozenSet[Kind] = frozenset()
     #: the shape of each returned value (``Shape(NONE)`` for a bare or missing ``return``)
     shapes: FrozenSet[Shape] = frozenset()
@@ -1205,7 +1206,7 @@ class _FunctionReader:
         self.summary.on_arguments_only = self.self_name is None and self.node.name != MODULE_BODY and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
             self.summary.carried_self = carried_attributes(
-                self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
+                self.node, self.self_name, lambda value: self.kind_of(value) in GRAPHLESS_KINDS
             )
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
@@ -1921,7 +1922,16 @@ class _FunctionReader:
         for value in values:
             kind = self.kind_of(value)
             kinds.add(kind)
-            if not (kind is Kind.UNKNOWN and isinstance(value, ast.Call) and dotted(value.func) is not None):
+            operands = None
+            if kind is Kind.UNKNOWN and not isinstance(value, (ast.Call, ast.Dict, ast.Tuple)):
+                # ``F1 = 2 * se * pc / (se + pc)`` of ``se = get_sensitivity(...)``: arithmetic on what
+                # project calls return; the kinds of those results, with the other operands', are all
+                # it can be (a graph only where one of them has one).
+                operands = self._returned_operands(value, 0)
+            if operands is not None:
+                direct.update(operands[0])
+                via.extend(operands[1])
+            elif not (kind is Kind.UNKNOWN and isinstance(value, ast.Call) and dotted(value.func) is not None):
                 direct.add(kind)
             if isinstance(value, ast.Dict):
                 keys.update(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
@@ -1932,11 +1942,59 @@ class _FunctionReader:
                     elements[i].add(self.kind_of(element))
             elif kind is Kind.UNKNOWN and isinstance(value, ast.Call):
                 spelled = dotted(value.func)
-                if spelled is not None and not spelled.startswith(f"{self.self_name}."):
-                    via.append(self.module.qualify(spelled))
-                elif spelled is not None:
-                    via.append(spelled)
+                if spelled is not None:
+                    via.append(self._via(spelled))
         return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via), frozenset(direct))
+
+    def _via(self, spelled: str) -> str:
+        """A returned call's callee as :attr:`Returns.via_calls` records it: qualified unless on ``self``."""
+        return spelled if spelled.startswith(f"{self.self_name}.") else self.module.qualify(spelled)
+
+    def _returned_operands(self, value: ast.expr, depth: int) -> Optional[Tuple[Set[Kind], List[str]]]:
+        """The kinds of the operands of returned arithmetic whose kind is known, and the callees of those
+        that are calls of a plain or dotted name (directly or through a local bound once to one): None
+        where some operand is neither (a parameter, an unknown attribute, a local bound twice)."""
+        if depth > 4:
+            return None
+        kinds: Set[Kind] = set()
+        calls: List[str] = []
+        for operand in _arithmetic_operands(value):
+            kind = self.kind_of(operand)
+            if kind is not Kind.UNKNOWN:
+                kinds.add(kind)
+                continue
+            if isinstance(operand, ast.Call):
+                spelled = dotted(operand.func)
+                if spelled is None or self._bindings(spelled.split(".", 1)[0]):
+                    return None  # not a function the module imports or defines (``model(x)`` of a param)
+                calls.append(self._via(spelled))
+                continue
+            bound = self._single_binding(operand) if isinstance(operand, ast.Name) else None
+            if bound is None:
+                return None
+            inner = self._returned_operands(bound, depth + 1)
+            if inner is None:
+                return None
+            kinds |= inner[0]
+            calls.extend(inner[1])
+        return kinds, calls
+
+    def _single_binding(self, name: ast.Name) -> Optional[ast.expr]:
+        """The value of the one ``name = value`` of a local the function binds nowhere else and
+        calls no in-place method on (``name.add_(...)``)."""
+        if name.id in self.summary.params or self._bindings(name.id) != 1:
+            return None
+        found: Optional[ast.expr] = None
+        for node in ast.walk(self.node):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id == name.id:
+                    found = node.value
+            elif (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name.id
+            ):
+                return None
+        return found
 
 
 def _element_constructor(value: ast.expr, module: ModuleSummary) -> Optional[str]:
