@@ -161,6 +161,25 @@ def test_script_imports_its_neighbour(tmp_path):
     assert isinstance(model.resolve("forward_fn"), FunctionSummary)
 
 
+def test_star_import_binds_what_the_module_defines_and_its_all_lists(tmp_path):
+    write(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            "scores.py": "def dice(a, b):\n    return 1.0\ndef _hidden(a):\n    return a\nclass Meter:\n    pass\n",
+            "listed.py": "__all__ = ['kept']\ndef kept(a):\n    return 2.0\ndef left_out(a):\n    return a\n",
+            "run.py": "from scores import *\nfrom listed import *\n",
+        },
+    )
+    model = model_of(tmp_path, "run.py")
+    assert isinstance(model.resolve("dice"), FunctionSummary)
+    assert isinstance(model.resolve("Meter"), ClassSummary)
+    assert isinstance(model.resolve("kept"), FunctionSummary)
+    assert model.resolve("_hidden") is None  # a private name: not bound by ``import *``
+    assert model.resolve("left_out") is None  # not in ``__all__``
+    assert model.resolve("missing") is None
+
+
 def test_returned_calls_of_helpers_are_followed_in_their_own_module(tmp_path):
     write(
         tmp_path,

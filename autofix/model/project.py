@@ -361,8 +361,14 @@ class ModuleModel:
         head = dotted.split(".", 1)[0]
         if head in self.summary.classes or head in self.summary.functions:
             return self._local(self.summary, dotted)
-        if head not in self.summary.imports and not self.summary.star_imports:
-            return None  # a local variable or a builtin: no module of the project
+        if head not in self.summary.imports:
+            if not self.summary.star_imports:
+                return None  # a local variable or a builtin: no module of the project
+            # ``from evaluation import *``: the last star import binding the name wins.
+            for star in reversed(self.summary.star_imports):
+                module = self._module(star)
+                if module is not None and module.star_exports(head):
+                    return self.resolve_qualified(f"{star}.{dotted}")
         return self.resolve_qualified(self.qualify(dotted))
 
     def resolve_qualified(self, qualified: str, depth: int = 0) -> Optional[Definition]:

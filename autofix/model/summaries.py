@@ -506,6 +506,8 @@ class ModuleSummary:
     imports: Dict[str, str] = field(default_factory=dict)
     #: ``from x import *``: modules whose names may be used unqualified
     star_imports: Tuple[str, ...] = ()
+    #: the names ``__all__`` lists, None without one (empty where it is not a literal list of strings)
+    exported: Optional[FrozenSet[str]] = None
     #: top-level and nested functions, by qualname (read on demand: :mod:`autofix.model.lazy`)
     functions: "LazyTable[str, FunctionSummary]" = field(default_factory=LazyTable)
     classes: Dict[str, ClassSummary] = field(default_factory=dict)
@@ -523,6 +525,15 @@ class ModuleSummary:
         if head in self.classes or head in self.functions:
             return f"{self.name}.{dotted}" if self.name else dotted
         return dotted
+
+    def star_exports(self, name: str) -> bool:
+        """``from <this module> import *`` binds ``name``: listed in ``__all__``, or without one a public
+        name the module defines or imports (what it binds otherwise is not known here)."""
+        if self.exported is not None:
+            return name in self.exported
+        if name.startswith("_"):
+            return False
+        return name in self.classes or name in self.functions or name in self.imports
 
 
 # --------------------------------------------------------------------------- building
@@ -609,6 +620,45 @@ def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> 
                     continue
                 summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
     summary.star_imports = tuple(stars)
+    summary.exported = _exported_names(tree.body)
+
+
+def _exported_names(body: List[ast.stmt]) -> Optional[FrozenSet[str]]:
+    """The strings a module-level ``__all__`` lists (``__all__ = [...]``, ``+= [...]``, ``.extend([...])``,
+    ``.append("x")``); None without ``__all__``, empty where some are not string literals."""
+    names: Set[str] = set()
+    seen = False
+
+    def literal(value: ast.expr) -> Optional[Set[str]]:
+        if isinstance(value, (ast.List, ast.Tuple)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+        ):
+            return {e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+        return None
+
+    def is_all(target: ast.expr) -> bool:
+        return isinstance(target, ast.Name) and target.id == "__all__"
+
+    for node in _statements(body):
+        value: Optional[ast.expr] = None
+        if isinstance(node, ast.Assign) and any(is_all(t) for t in node.targets):
+            value = node.value
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and is_all(node.target):
+            value = node.value
+        elif (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and is_all(node.value.func.value) and len(node.value.args) == 1
+        ):
+            argument = node.value.args[0]
+            value = ast.List([argument], ast.Load()) if node.value.func.attr == "append" else argument
+        else:
+            continue
+        seen = True
+        found = literal(value) if value is not None else None
+        if found is None:
+            return frozenset()
+        names |= found
+    return frozenset(names) if seen else None
 
 
 def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
