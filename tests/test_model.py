@@ -214,6 +214,27 @@ def test_returned_calls_of_helpers_are_followed_in_their_own_module(tmp_path):
     assert scaled is not None and Kind.NUMBER not in {s.kind for s in model.returned_shapes(scaled)}  # a parameter: unknown
 
 
+def test_a_returned_element_unpacked_from_a_project_call_has_that_calls_shape():
+    model = alone(
+        """
+        class Agent:
+            def fit(self, x):
+                loss = self.net(x).mean()
+                return loss.detach(), loss.item(), loss
+            def update(self, x):
+                total, value, raw = self.fit(x)
+                info = {}
+                return info, total, value, raw
+        """
+    )
+    update = model.function("Agent.update")
+    assert update is not None
+    assert update.returned_unpacked[4][1:3] == (("self.fit", 0, 3), ("self.fit", 1, 3))
+    (shape,) = model.returned_shapes(update)
+    assert [part.kind for part in shape.parts[1:3]] == [Kind.TENSOR, Kind.NUMBER]
+    assert shape.parts[3].kind is not Kind.TENSOR
+
+
 def test_a_file_given_alone_resolves_nothing_else():
     model = alone(
         """

@@ -1225,6 +1225,7 @@ class GraphFlow:
             if values is None and isinstance(value_node, cst.Call):
                 parts = self._passed_through(value_node, parts, state)
                 parts = self._from_arguments_only(value_node, parts, state)
+                parts = self._graphless_parts(value_node, parts)
             for index, element in enumerate(elements):
                 part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
@@ -1302,6 +1303,26 @@ class GraphFlow:
                 continue
             out[index] = self._arguments_value(arguments, params, state)
         return out
+
+    def _graphless_parts(self, call: cst.Call, parts: List[Val]) -> List[Val]:
+        """``info, q1_loss, q2_loss = self.update(obs)`` of a project function every tuple of that
+        length it returns holds, in some position, what can hold no graph (a detached loss, a
+        number): that name gets no graph, whatever the other positions hold (``info = {}``)."""
+        if all(part.level < GRAPH for part in parts):
+            return parts
+        callee = self._callee(call.func)
+        if callee is None:
+            return parts
+        shapes = self.context.model.returned_shapes(callee)
+        if any(s.kind is not ModelKind.NONE and (s.kind not in (ModelKind.TUPLE, ModelKind.LIST) or not s.parts) for s in shapes):
+            return parts  # something of a length not known: which part is which cannot be told
+        tuples = [s for s in shapes if s.kind is not ModelKind.NONE and len(s.parts) == len(parts)]
+        if not tuples:
+            return parts
+        return [
+            Val(kinds=part.kinds) if part.level == GRAPH and not any(_may_hold_graph(s.parts[index]) for s in tuples) else part
+            for index, part in enumerate(parts)
+        ]
 
     def _from_arguments_only(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
         """``y, self.running_mean = batch_norm(x, gamma, self.running_mean)`` of a project function

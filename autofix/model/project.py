@@ -1087,7 +1087,21 @@ class ModuleModel:
 
     def returned_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:
         """The shapes ``function`` returns; where every return is one call of a project function
-        (``return self.net(x)``, ``return helper(x)``), that function's shapes."""
+        (``return self.net(x)``, ``return helper(x)``), that function's shapes; a returned tuple's
+        element unpacked from a project call (``_, q1, q2 = self.update_critic(obs); return info, q1,
+        q2``), what that call returns there."""
+        return self._returned_shapes(function, set())
+
+    def _returned_shapes(self, function: FunctionSummary, visiting: Set[int]) -> FrozenSet[Shape]:
+        shapes = self._followed_shapes(function)
+        home = self._home(function)
+        if function.returned_unpacked and home is not None and id(function) not in visiting and len(visiting) <= _MAX_DEPTH:
+            visiting.add(id(function))
+            shapes = frozenset(home._unpacked_parts(function, shape, visiting) for shape in shapes)
+            visiting.discard(id(function))
+        return shapes
+
+    def _followed_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:
         result = function.returns
         home = self._home(function)
         if len(result.via_calls) == 1 and not result.direct and home is not None:
@@ -1101,6 +1115,29 @@ class ModuleModel:
             if followed and followed <= GRAPHLESS_KINDS:
                 return frozenset(Shape(kind) for kind in followed)
         return result.shapes
+
+    def _unpacked_parts(self, function: FunctionSummary, shape: Shape, visiting: Set[int]) -> Shape:
+        """``shape`` (a returned tuple of ``function``, which this model's module defines) with each
+        element of unknown shape that was unpacked from a project call given the shape that call
+        returns in that position, where every tuple it may return of that length agrees on it."""
+        origins = function.returned_unpacked.get(len(shape.parts)) if shape.kind is Kind.TUPLE else None
+        if not origins:
+            return shape
+        parts = list(shape.parts)
+        for index, origin in enumerate(origins):
+            if origin is None or parts[index].kind is not Kind.UNKNOWN:
+                continue
+            spelled, position, length = origin
+            callee = self._callee(function, spelled)
+            if callee is None or callee is function:
+                continue
+            returned = self._returned_shapes(callee, visiting)
+            if any(s.kind not in (Kind.TUPLE, Kind.LIST, Kind.NONE) or s.kind is not Kind.NONE and not s.parts for s in returned):
+                continue  # it may return something of a length not known
+            there = {s.parts[position] for s in returned if s.kind is not Kind.NONE and len(s.parts) == length}
+            if len(there) == 1:
+                parts[index] = there.pop()
+        return Shape(shape.kind, tuple(parts), shape.values)
 
     def kind_of_call_result(self, function: FunctionSummary, callee: str) -> Kind:
         """The one kind a call spelled ``callee`` inside ``function`` returns (``UNKNOWN`` unless one)."""

@@ -65,6 +65,8 @@ from autofix.model.returned import (
     returned_element_sources,
     returned_param_sources,
     returned_pass_through,
+    returned_unpacked,
+    Unpacked,
 )
 
 WRAPPERS = ACCELERATORS | FABRICS
@@ -299,6 +301,9 @@ class FunctionSummary:
     #: per length of the returned tuple literals, per position: the params and callees the element
     #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
     returned_pass_through: Dict[int, Tuple[Optional[PassThrough], ...]] = field(default_factory=dict)
+    #: per length of the returned tuple literals, per position: the call the element is one part of,
+    #: unpacked (:func:`~autofix.model.returned.returned_unpacked`), None where it is not
+    returned_unpacked: Dict[int, Tuple[Optional[Unpacked], ...]] = field(default_factory=dict)
     #: params whose forward every element of every returned tuple surely comes through
     #: (:func:`~autofix.model.returned.forwards_in_every_element`)
     every_element_runs: FrozenSet[str] = frozenset()
@@ -1204,6 +1209,7 @@ class _FunctionReader:
             own = list(_own_nodes(self.node))
             unpacked = [p for p in self.summary.params if p not in packed]
             self.summary.returned_pass_through = returned_pass_through(unpacked, own, tensor_returns)
+            self.summary.returned_unpacked = returned_unpacked(self.summary.params, own, self.self_name, self.module.qualify)
             self.summary.every_element_runs = forwards_in_every_element(unpacked, own)
             self.summary.returned_element_sources = returned_element_sources(self.summary.params, own, self.self_name, self.module.qualify)
             self.summary.returned_param_sources = returned_param_sources(
