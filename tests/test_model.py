@@ -235,6 +235,33 @@ def test_a_returned_element_unpacked_from_a_project_call_has_that_calls_shape():
     assert shape.parts[3].kind is not Kind.TENSOR
 
 
+def test_a_method_of_an_object_held_on_self_or_built_here_is_followed():
+    model = alone(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def step(self, loss, opt):
+                loss.backward()
+                opt.step()
+        class Agent:
+            def __init__(self):
+                self.net = Net()
+            def train(self, loss, opt):
+                self.net.step(loss, opt)
+        def fit(loss, opt):
+            net = Net()
+            net.step(loss, opt)
+        def unknown(net, loss, opt):
+            net.step(loss, opt)
+        """
+    )
+    for name in ("Agent.train", "fit"):
+        function = model.function(name)
+        assert function is not None and model.runs_backward(function)
+    unknown = model.function("unknown")
+    assert unknown is not None and not model.runs_backward(unknown)  # a parameter's class is not known
+
+
 def test_a_file_given_alone_resolves_nothing_else():
     model = alone(
         """

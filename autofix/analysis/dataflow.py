@@ -645,8 +645,8 @@ class GraphFlow:
         #: containers one of whose entries ``.backward()`` is called on
         self._backward_containers: Set[str] = set()
         self._backward_entries: List[cst.Subscript] = []
-        self._backward_names = self._backward_receivers()
         self._summary: Optional[FunctionSummary] = None
+        self._backward_names = self._backward_receivers()
         #: names whose ``.detach()`` is a project method that detaches nothing (a stub)
         self.stub_detached: Set[str] = set()
         #: ("init", name) → where the scope first reads an attribute computed from parameters once
@@ -699,6 +699,10 @@ class GraphFlow:
         for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Subscript):
                 taken.append(node)
+            elif isinstance(node, cst.Call) and not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"):
+                # ``self.net.train_step(loss, optim)`` of a project method whose own code runs
+                # ``loss.backward()`` on that parameter: the argument is back-propagated there.
+                names.update(self._backpropagated_arguments(node))
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
                 receiver = node.func.value
                 name = dotted_name(receiver)
@@ -723,6 +727,19 @@ class GraphFlow:
                 self._backward_containers.add(base)
                 self._backward_entries.append(node.value)
         return names
+
+    def _backpropagated_arguments(self, call: cst.Call) -> Set[str]:
+        """The names passed to ``call`` of a project function for parameters its own code calls
+        ``.backward()`` on (a tensor's backward, or a wrapper's of the loss: ``accelerator.backward(loss)``)."""
+        if any(arg.star for arg in call.args) or dotted_name(call.func) is None:
+            return set()
+        callee = self._callee(call.func)
+        if callee is None or callee.qualname == self.qualname:
+            return set()
+        params = {b.tensor.name for b in callee.backward_calls if b.tensor.kind == "param" and b.via != "torch.autograd"}
+        if not params:
+            return set()
+        return {name for param, arg in bind_arguments(callee, call) if param in params and (name := dotted_name(arg))}
 
     # ----------------------------------------------------------------- statements
 

@@ -1158,6 +1158,14 @@ class ModuleModel:
         if caller.class_name is not None and caller.params and head == caller.params[0] and rest and "." not in rest:
             cls = self.class_of(caller)
             return self.method(cls, rest) if cls is not None else None
+        if rest and "." in rest and caller.class_name is not None and caller.params and head == caller.params[0] or (
+            rest and self.local_constructor(caller, head) is not None
+        ):
+            # ``self.net.train_step`` of ``self.net = Net(...)``, ``meter.update`` of ``meter = Meter()``:
+            # a method of the project class the object was built from.
+            receiver, _, name = callee.rpartition(".")
+            holder = self.instance_class(caller, receiver)
+            return self._class_model(holder).method(holder, name) if holder is not None else None
         found: Optional[Definition]
         own = self.summary.name
         if own and callee.startswith(own + ".") and caller.module == own:
