@@ -214,6 +214,25 @@ def test_returned_calls_of_helpers_are_followed_in_their_own_module(tmp_path):
     assert scaled is not None and Kind.NUMBER not in {s.kind for s in model.returned_shapes(scaled)}  # a parameter: unknown
 
 
+def test_returned_arithmetic_on_own_methods_results_follows_them():
+    model = alone(
+        """
+        class Scorer:
+            def rate(self, x):
+                return float(x.sum())
+            def blended(self, x):
+                first = self.rate(x)
+                return 0.5 * first + self.rate(x)
+            def through_param(self, net, x):
+                return 2 * net(x)
+        """
+    )
+    blended = model.function("Scorer.blended")
+    assert blended is not None and {s.kind for s in model.returned_shapes(blended)} == {Kind.NUMBER}
+    through = model.function("Scorer.through_param")
+    assert through is not None and not through.returns.via_calls  # a parameter called: not followed
+
+
 def test_a_returned_element_unpacked_from_a_project_call_has_that_calls_shape():
     model = alone(
         """

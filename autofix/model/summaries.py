@@ -2021,7 +2021,10 @@ class _FunctionReader:
                 continue
             if isinstance(operand, ast.Call):
                 spelled = dotted(operand.func)
-                if spelled is None or self._bindings(spelled.split(".", 1)[0]):
+                if spelled is None:
+                    return None
+                head = spelled.split(".", 1)[0]
+                if head != self.self_name and self._bindings(head):
                     return None  # not a function the module imports or defines (``model(x)`` of a param)
                 calls.append(self._via(spelled))
                 continue
