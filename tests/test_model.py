@@ -161,6 +161,126 @@ def test_script_imports_its_neighbour(tmp_path):
     assert isinstance(model.resolve("forward_fn"), FunctionSummary)
 
 
+def test_star_import_binds_what_the_module_defines_and_its_all_lists(tmp_path):
+    write(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            "scores.py": "def dice(a, b):\n    return 1.0\ndef _hidden(a):\n    return a\nclass Meter:\n    pass\n",
+            "listed.py": "__all__ = ['kept']\ndef kept(a):\n    return 2.0\ndef left_out(a):\n    return a\n",
+            "run.py": "from scores import *\nfrom listed import *\n",
+        },
+    )
+    model = model_of(tmp_path, "run.py")
+    assert isinstance(model.resolve("dice"), FunctionSummary)
+    assert isinstance(model.resolve("Meter"), ClassSummary)
+    assert isinstance(model.resolve("kept"), FunctionSummary)
+    assert model.resolve("_hidden") is None  # a private name: not bound by ``import *``
+    assert model.resolve("left_out") is None  # not in ``__all__``
+    assert model.resolve("missing") is None
+
+
+def test_returned_calls_of_helpers_are_followed_in_their_own_module(tmp_path):
+    write(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            "metrics.py": """
+                def recall(p, t):
+                    return float((p > 0).sum()) / 4
+                def precision(p, t):
+                    return float((t > 0).sum()) / 4
+                def passed_on(p, t):
+                    return recall(p, t)
+                def f1(p, t):
+                    r = recall(p, t)
+                    q = precision(p, t)
+                    score = 2 * r * q / (r + q + 1e-6)
+                    return score
+                def scaled(p, t):
+                    r = recall(p, t)
+                    return r * p
+            """,
+            "run.py": "from metrics import passed_on, f1, scaled\n",
+        },
+    )
+    model = model_of(tmp_path, "run.py")
+    for name in ("passed_on", "f1"):
+        function = model.resolve_function(name)
+        assert function is not None
+        assert model.returns(function).kinds == {Kind.NUMBER}
+        assert {shape.kind for shape in model.returned_shapes(function)} == {Kind.NUMBER}
+    scaled = model.resolve_function("scaled")
+    assert scaled is not None and Kind.NUMBER not in {s.kind for s in model.returned_shapes(scaled)}  # a parameter: unknown
+
+
+def test_returned_arithmetic_on_own_methods_results_follows_them():
+    model = alone(
+        """
+        class Scorer:
+            def rate(self, x):
+                return float(x.sum())
+            def blended(self, x):
+                first = self.rate(x)
+                return 0.5 * first + self.rate(x)
+            def through_param(self, net, x):
+                return 2 * net(x)
+        """
+    )
+    blended = model.function("Scorer.blended")
+    assert blended is not None and {s.kind for s in model.returned_shapes(blended)} == {Kind.NUMBER}
+    through = model.function("Scorer.through_param")
+    assert through is not None and not through.returns.via_calls  # a parameter called: not followed
+
+
+def test_a_returned_element_unpacked_from_a_project_call_has_that_calls_shape():
+    model = alone(
+        """
+        class Agent:
+            def fit(self, x):
+                loss = self.net(x).mean()
+                return loss.detach(), loss.item(), loss
+            def update(self, x):
+                total, value, raw = self.fit(x)
+                info = {}
+                return info, total, value, raw
+        """
+    )
+    update = model.function("Agent.update")
+    assert update is not None
+    assert update.returned_unpacked[4][1:3] == (("self.fit", 0, 3), ("self.fit", 1, 3))
+    (shape,) = model.returned_shapes(update)
+    assert [part.kind for part in shape.parts[1:3]] == [Kind.TENSOR, Kind.NUMBER]
+    assert shape.parts[3].kind is not Kind.TENSOR
+
+
+def test_a_method_of_an_object_held_on_self_or_built_here_is_followed():
+    model = alone(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def step(self, loss, opt):
+                loss.backward()
+                opt.step()
+        class Agent:
+            def __init__(self):
+                self.net = Net()
+            def train(self, loss, opt):
+                self.net.step(loss, opt)
+        def fit(loss, opt):
+            net = Net()
+            net.step(loss, opt)
+        def unknown(net, loss, opt):
+            net.step(loss, opt)
+        """
+    )
+    for name in ("Agent.train", "fit"):
+        function = model.function(name)
+        assert function is not None and model.runs_backward(function)
+    unknown = model.function("unknown")
+    assert unknown is not None and not model.runs_backward(unknown)  # a parameter's class is not known
+
+
 def test_a_file_given_alone_resolves_nothing_else():
     model = alone(
         """

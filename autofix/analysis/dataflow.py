@@ -641,8 +641,8 @@ class GraphFlow:
         #: containers one of whose entries ``.backward()`` is called on
         self._backward_containers: Set[str] = set()
         self._backward_entries: List[cst.Subscript] = []
-        self._backward_names = self._backward_receivers()
         self._summary: Optional[FunctionSummary] = None
+        self._backward_names = self._backward_receivers()
         #: names whose ``.detach()`` is a project method that detaches nothing (a stub)
         self.stub_detached: Set[str] = set()
         #: ("init", name) → where the scope first reads an attribute computed from parameters once
@@ -695,6 +695,10 @@ class GraphFlow:
         for node in _walk_scope(self.scope.body if isinstance(self.scope, cst.FunctionDef) else self.scope):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Subscript):
                 taken.append(node)
+            elif isinstance(node, cst.Call) and not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"):
+                # ``self.net.train_step(loss, optim)`` of a project method whose own code runs
+                # ``loss.backward()`` on that parameter: the argument is back-propagated there.
+                names.update(self._backpropagated_arguments(node))
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
                 receiver = node.func.value
                 name = dotted_name(receiver)
@@ -719,6 +723,19 @@ class GraphFlow:
                 self._backward_containers.add(base)
                 self._backward_entries.append(node.value)
         return names
+
+    def _backpropagated_arguments(self, call: cst.Call) -> Set[str]:
+        """The names passed to ``call`` of a project function for parameters its own code calls
+        ``.backward()`` on (a tensor's backward, or a wrapper's of the loss: ``accelerator.backward(loss)``)."""
+        if any(arg.star for arg in call.args) or dotted_name(call.func) is None:
+            return set()
+        callee = self._callee(call.func)
+        if callee is None or callee.qualname == self.qualname:
+            return set()
+        params = {b.tensor.name for b in callee.backward_calls if b.tensor.kind == "param" and b.via != "torch.autograd"}
+        if not params:
+            return set()
+        return {name for param, arg in bind_arguments(callee, call) if param in params and (name := dotted_name(arg))}
 
     # ----------------------------------------------------------------- statements
 
@@ -1221,6 +1238,7 @@ class GraphFlow:
             if values is None and isinstance(value_node, cst.Call):
                 parts = self._passed_through(value_node, parts, state)
                 parts = self._from_arguments_only(value_node, parts, state)
+                parts = self._graphless_parts(value_node, parts)
             for index, element in enumerate(elements):
                 part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
@@ -1298,6 +1316,26 @@ class GraphFlow:
                 continue
             out[index] = self._arguments_value(arguments, params, state)
         return out
+
+    def _graphless_parts(self, call: cst.Call, parts: List[Val]) -> List[Val]:
+        """``info, q1_loss, q2_loss = self.update(obs)`` of a project function every tuple of that
+        length it returns holds, in some position, what can hold no graph (a detached loss, a
+        number): that name gets no graph, whatever the other positions hold (``info = {}``)."""
+        if all(part.level < GRAPH for part in parts):
+            return parts
+        callee = self._callee(call.func)
+        if callee is None:
+            return parts
+        shapes = self.context.model.returned_shapes(callee)
+        if any(s.kind is not ModelKind.NONE and (s.kind not in (ModelKind.TUPLE, ModelKind.LIST) or not s.parts) for s in shapes):
+            return parts  # something of a length not known: which part is which cannot be told
+        tuples = [s for s in shapes if s.kind is not ModelKind.NONE and len(s.parts) == len(parts)]
+        if not tuples:
+            return parts
+        return [
+            Val(kinds=part.kinds) if part.level == GRAPH and not any(_may_hold_graph(s.parts[index]) for s in tuples) else part
+            for index, part in enumerate(parts)
+        ]
 
     def _from_arguments_only(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
         """``y, self.running_mean = batch_norm(x, gamma, self.running_mean)`` of a project function

@@ -34,6 +34,7 @@ from autofix.model.summaries import (
     ClassSummary,
     FunctionSummary,
     MODULE_BODY,
+    GRAPHLESS_KINDS,
     Kind,
     ModuleSummary,
     Returns,
@@ -360,8 +361,14 @@ class ModuleModel:
         head = dotted.split(".", 1)[0]
         if head in self.summary.classes or head in self.summary.functions:
             return self._local(self.summary, dotted)
-        if head not in self.summary.imports and not self.summary.star_imports:
-            return None  # a local variable or a builtin: no module of the project
+        if head not in self.summary.imports:
+            if not self.summary.star_imports:
+                return None  # a local variable or a builtin: no module of the project
+            # ``from evaluation import *``: the last star import binding the name wins.
+            for star in reversed(self.summary.star_imports):
+                module = self._module(star)
+                if module is not None and module.star_exports(head):
+                    return self.resolve_qualified(f"{star}.{dotted}")
         return self.resolve_qualified(self.qualify(dotted))
 
     def resolve_qualified(self, qualified: str, depth: int = 0) -> Optional[Definition]:
@@ -1034,8 +1041,9 @@ class ModuleModel:
         visiting.add(key)
         kinds = set(result.direct)
         unresolved = []
+        home = self._home(function)
         for callee in result.via_calls:
-            found = self._callee(function, callee)
+            found = home._callee(function, callee) if home is not None else None
             if found is None:
                 unresolved.append(callee)
                 continue
@@ -1079,13 +1087,57 @@ class ModuleModel:
 
     def returned_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:
         """The shapes ``function`` returns; where every return is one call of a project function
-        (``return self.net(x)``, ``return helper(x)``), that function's shapes."""
+        (``return self.net(x)``, ``return helper(x)``), that function's shapes; a returned tuple's
+        element unpacked from a project call (``_, q1, q2 = self.update_critic(obs); return info, q1,
+        q2``), what that call returns there."""
+        return self._returned_shapes(function, set())
+
+    def _returned_shapes(self, function: FunctionSummary, visiting: Set[int]) -> FrozenSet[Shape]:
+        shapes = self._followed_shapes(function)
+        home = self._home(function)
+        if function.returned_unpacked and home is not None and id(function) not in visiting and len(visiting) <= _MAX_DEPTH:
+            visiting.add(id(function))
+            shapes = frozenset(home._unpacked_parts(function, shape, visiting) for shape in shapes)
+            visiting.discard(id(function))
+        return shapes
+
+    def _followed_shapes(self, function: FunctionSummary) -> FrozenSet[Shape]:
         result = function.returns
-        if len(result.via_calls) == 1 and not result.direct:
-            found = self._callee(function, result.via_calls[0])
+        home = self._home(function)
+        if len(result.via_calls) == 1 and not result.direct and home is not None:
+            found = home._callee(function, result.via_calls[0])
             if found is not None and found is not function:
                 return found.returns.shapes
+        if result.via_calls:
+            # Returned calls (and arithmetic on their results) that all give values holding no graph
+            # (``return 2 * se * pc / (se + pc)`` of helpers returning floats): those kinds.
+            followed = self.returns(function).kinds
+            if followed and followed <= GRAPHLESS_KINDS:
+                return frozenset(Shape(kind) for kind in followed)
         return result.shapes
+
+    def _unpacked_parts(self, function: FunctionSummary, shape: Shape, visiting: Set[int]) -> Shape:
+        """``shape`` (a returned tuple of ``function``, which this model's module defines) with each
+        element of unknown shape that was unpacked from a project call given the shape that call
+        returns in that position, where every tuple it may return of that length agrees on it."""
+        origins = function.returned_unpacked.get(len(shape.parts)) if shape.kind is Kind.TUPLE else None
+        if not origins:
+            return shape
+        parts = list(shape.parts)
+        for index, origin in enumerate(origins):
+            if origin is None or parts[index].kind is not Kind.UNKNOWN:
+                continue
+            spelled, position, length = origin
+            callee = self._callee(function, spelled)
+            if callee is None or callee is function:
+                continue
+            returned = self._returned_shapes(callee, visiting)
+            if any(s.kind not in (Kind.TUPLE, Kind.LIST, Kind.NONE) or s.kind is not Kind.NONE and not s.parts for s in returned):
+                continue  # it may return something of a length not known
+            there = {s.parts[position] for s in returned if s.kind is not Kind.NONE and len(s.parts) == length}
+            if len(there) == 1:
+                parts[index] = there.pop()
+        return Shape(shape.kind, tuple(parts), shape.values)
 
     def kind_of_call_result(self, function: FunctionSummary, callee: str) -> Kind:
         """The one kind a call spelled ``callee`` inside ``function`` returns (``UNKNOWN`` unless one)."""
@@ -1096,12 +1148,34 @@ class ModuleModel:
         return kind if kind is not None else Kind.UNKNOWN
 
     def _callee(self, caller: FunctionSummary, callee: str) -> Optional[FunctionSummary]:
-        """The function a call spelled ``callee`` inside ``caller`` runs (``self.m`` → the class's ``m``)."""
+        """The function a call spelled ``callee`` inside ``caller`` runs (``self.m`` → the class's ``m``).
+
+        ``callee`` is spelled as ``caller``'s summary records it: qualified where its module imports or
+        defines it (``helper`` defined there is ``<module>.helper``, ``from utils import helper`` is
+        ``utils.helper``), so it is resolved in that module.
+        """
         head, _, rest = callee.partition(".")
         if caller.class_name is not None and caller.params and head == caller.params[0] and rest and "." not in rest:
             cls = self.class_of(caller)
             return self.method(cls, rest) if cls is not None else None
-        found = self.resolve(callee) if head not in self.summary.imports else self.resolve_qualified(callee)
+        if rest and "." in rest and caller.class_name is not None and caller.params and head == caller.params[0] or (
+            rest and self.local_constructor(caller, head) is not None
+        ):
+            # ``self.net.train_step`` of ``self.net = Net(...)``, ``meter.update`` of ``meter = Meter()``:
+            # a method of the project class the object was built from.
+            receiver, _, name = callee.rpartition(".")
+            holder = self.instance_class(caller, receiver)
+            return self._class_model(holder).method(holder, name) if holder is not None else None
+        found: Optional[Definition]
+        own = self.summary.name
+        if own and callee.startswith(own + ".") and caller.module == own:
+            found = self._local(self.summary, callee[len(own) + 1:])
+        elif head in self.summary.imports or any(
+            callee == imported or callee.startswith(imported + ".") for imported in self.summary.imports.values()
+        ):
+            found = self.resolve_qualified(callee)
+        else:
+            found = self.resolve(callee)
         if isinstance(found, ClassSummary):
             return None
         return found

@@ -226,6 +226,49 @@ def returned_pass_through(
     return {length: tuple(parts) for length, parts in found.items()}
 
 
+#: ``(callee, position, length)``: the element at ``position`` of the ``length`` names a call of
+#: ``callee`` (as spelled, qualified by the caller's ``qualify``) was unpacked into
+Unpacked = Tuple[str, int, int]
+
+
+def returned_unpacked(
+    params: Sequence[str], nodes: Iterable[ast.AST], self_name: Optional[str], qualify: Callable[[str], str]
+) -> Dict[int, Tuple[Optional[Unpacked], ...]]:
+    """For each length of the tuple literals a function returns, position by position: the call
+    whose result the element is one part of, when the element is a local bound nowhere else than
+    by unpacking that call (``critic_loss, q1_loss, q2_loss = self.update_critic(obs)`` then
+    ``return info, q1_loss, q2_loss``), None otherwise. What the callee returns in that position
+    is then what this function returns there."""
+    nodes = list(nodes)
+    bindings, returns = _bindings_and_returns(nodes)
+    origin: Dict[str, Unpacked] = {}
+    for node in nodes:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+            continue
+        target = node.targets[0]
+        spelled = _spelled(node.value.func)
+        if spelled is None or not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
+            continue
+        if self_name is None or not spelled.startswith(f"{self_name}."):
+            spelled = qualify(spelled)
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Name):
+                origin[element.id] = (spelled, index, len(target.elts))
+    found: Dict[int, List[Optional[Unpacked]]] = {}
+    for node in returns:
+        value = node.value
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            continue
+        elements: List[Optional[Unpacked]] = []
+        for element in value.elts:
+            name = element.id if isinstance(element, ast.Name) else None
+            single = name is not None and name not in params and len(bindings.get(name, ())) == 1
+            elements.append(origin.get(name) if single and name is not None else None)
+        known = found.get(len(elements))
+        found[len(elements)] = elements if known is None else [a if a == b else None for a, b in zip(known, elements)]
+    return {length: tuple(parts) for length, parts in found.items()}
+
+
 def _bindings_and_returns(
     nodes: Iterable[ast.AST], augmented: bool = False
 ) -> Tuple[Dict[str, List[Optional[ast.expr]]], List[ast.Return]]:

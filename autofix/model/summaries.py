@@ -66,6 +66,8 @@ from autofix.model.returned import (
     returned_element_sources,
     returned_param_sources,
     returned_pass_through,
+    returned_unpacked,
+    Unpacked,
 )
 
 WRAPPERS = ACCELERATORS | FABRICS
@@ -100,7 +102,7 @@ class Kind(enum.Enum):
 
 
 #: what a value that cannot hold a graph is (a number, ``None``, a fresh or detached tensor)
-_GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR, Kind.PLAIN})
+GRAPHLESS_KINDS = frozenset({Kind.NUMBER, Kind.NONE, Kind.OTHER, Kind.TENSOR, Kind.PLAIN})
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,7 @@ def _arithmetic_kind(kinds: List[Kind]) -> Kind:
         return Kind.NUMBER
     if Kind.TENSOR in kinds and Kind.UNKNOWN not in kinds:
         return Kind.TENSOR
-    if kinds and all(k in _GRAPHLESS_KINDS for k in kinds):
+    if kinds and all(k in GRAPHLESS_KINDS for k in kinds):
         return Kind.PLAIN
     return Kind.UNKNOWN
 
@@ -219,9 +221,10 @@ class Returns:
     dict_keys: FrozenSet[str] = frozenset()
     #: kinds of the elements of returned tuple literals, position by position
     tuple_kinds: Tuple[FrozenSet[Kind], ...] = ()
-    #: qualified names of callees whose result is returned as is (resolved by the project model)
+    #: qualified names of callees whose result is returned as is, or is an operand of returned
+    #: arithmetic (``r = recall(p, t); return 2 * r``) (resolved by the project model)
     via_calls: Tuple[str, ...] = ()
-    #: the kinds of the returned values that are not such calls
+    #: the kinds of the returned values that are not such calls (of such arithmetic: its other operands')
     direct: FrozenSet[Kind] = frozenset()
     #: the shape of each returned value (``Shape(NONE)`` for a bare or missing ``return``)
     shapes: FrozenSet[Shape] = frozenset()
@@ -299,6 +302,9 @@ class FunctionSummary:
     #: per length of the returned tuple literals, per position: the params and callees the element
     #: is nothing but (:func:`~autofix.model.returned.returned_pass_through`), None where unknown
     returned_pass_through: Dict[int, Tuple[Optional[PassThrough], ...]] = field(default_factory=dict)
+    #: per length of the returned tuple literals, per position: the call the element is one part of,
+    #: unpacked (:func:`~autofix.model.returned.returned_unpacked`), None where it is not
+    returned_unpacked: Dict[int, Tuple[Optional[Unpacked], ...]] = field(default_factory=dict)
     #: params whose forward every element of every returned tuple surely comes through
     #: (:func:`~autofix.model.returned.forwards_in_every_element`)
     every_element_runs: FrozenSet[str] = frozenset()
@@ -509,6 +515,8 @@ class ModuleSummary:
     imports: Dict[str, str] = field(default_factory=dict)
     #: ``from x import *``: modules whose names may be used unqualified
     star_imports: Tuple[str, ...] = ()
+    #: the names ``__all__`` lists, None without one (empty where it is not a literal list of strings)
+    exported: Optional[FrozenSet[str]] = None
     #: top-level and nested functions, by qualname (read on demand: :mod:`autofix.model.lazy`)
     functions: "LazyTable[str, FunctionSummary]" = field(default_factory=LazyTable)
     classes: Dict[str, ClassSummary] = field(default_factory=dict)
@@ -526,6 +534,15 @@ class ModuleSummary:
         if head in self.classes or head in self.functions:
             return f"{self.name}.{dotted}" if self.name else dotted
         return dotted
+
+    def star_exports(self, name: str) -> bool:
+        """``from <this module> import *`` binds ``name``: listed in ``__all__``, or without one a public
+        name the module defines or imports (what it binds otherwise is not known here)."""
+        if self.exported is not None:
+            return name in self.exported
+        if name.startswith("_"):
+            return False
+        return name in self.classes or name in self.functions or name in self.imports
 
 
 # --------------------------------------------------------------------------- building
@@ -612,6 +629,45 @@ def _collect_imports(tree: ast.Module, summary: ModuleSummary, package: str) -> 
                     continue
                 summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
     summary.star_imports = tuple(stars)
+    summary.exported = _exported_names(tree.body)
+
+
+def _exported_names(body: List[ast.stmt]) -> Optional[FrozenSet[str]]:
+    """The strings a module-level ``__all__`` lists (``__all__ = [...]``, ``+= [...]``, ``.extend([...])``,
+    ``.append("x")``); None without ``__all__``, empty where some are not string literals."""
+    names: Set[str] = set()
+    seen = False
+
+    def literal(value: ast.expr) -> Optional[Set[str]]:
+        if isinstance(value, (ast.List, ast.Tuple)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+        ):
+            return {e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+        return None
+
+    def is_all(target: ast.expr) -> bool:
+        return isinstance(target, ast.Name) and target.id == "__all__"
+
+    for node in _statements(body):
+        value: Optional[ast.expr] = None
+        if isinstance(node, ast.Assign) and any(is_all(t) for t in node.targets):
+            value = node.value
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and is_all(node.target):
+            value = node.value
+        elif (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and is_all(node.value.func.value) and len(node.value.args) == 1
+        ):
+            argument = node.value.args[0]
+            value = ast.List([argument], ast.Load()) if node.value.func.attr == "append" else argument
+        else:
+            continue
+        seen = True
+        found = literal(value) if value is not None else None
+        if found is None:
+            return frozenset()
+        names |= found
+    return frozenset(names) if seen else None
 
 
 def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
@@ -1157,6 +1213,7 @@ class _FunctionReader:
             own = list(_own_nodes(self.node))
             unpacked = [p for p in self.summary.params if p not in packed]
             self.summary.returned_pass_through = returned_pass_through(unpacked, own, tensor_returns)
+            self.summary.returned_unpacked = returned_unpacked(self.summary.params, own, self.self_name, self.module.qualify)
             self.summary.every_element_runs = forwards_in_every_element(unpacked, own)
             self.summary.returned_element_sources = returned_element_sources(self.summary.params, own, self.self_name, self.module.qualify)
             self.summary.returned_param_sources = returned_param_sources(
@@ -1209,7 +1266,7 @@ class _FunctionReader:
         self.summary.on_arguments_only = self.self_name is None and self.node.name != MODULE_BODY and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
             self.summary.carried_self = carried_attributes(
-                self.node, self.self_name, lambda value: self.kind_of(value) in _GRAPHLESS_KINDS
+                self.node, self.self_name, lambda value: self.kind_of(value) in GRAPHLESS_KINDS
             )
             self.summary.opt_in_branches = opt_in_branches(self.node, self.self_name)
         if params:
@@ -1974,7 +2031,16 @@ class _FunctionReader:
         for value in values:
             kind = self.kind_of(value)
             kinds.add(kind)
-            if not (kind is Kind.UNKNOWN and isinstance(value, ast.Call) and dotted(value.func) is not None):
+            operands = None
+            if kind is Kind.UNKNOWN and not isinstance(value, (ast.Call, ast.Dict, ast.Tuple)):
+                # ``F1 = 2 * se * pc / (se + pc)`` of ``se = get_sensitivity(...)``: arithmetic on what
+                # project calls return; the kinds of those results, with the other operands', are all
+                # it can be (a graph only where one of them has one).
+                operands = self._returned_operands(value, 0)
+            if operands is not None:
+                direct.update(operands[0])
+                via.extend(operands[1])
+            elif not (kind is Kind.UNKNOWN and isinstance(value, ast.Call) and dotted(value.func) is not None):
                 direct.add(kind)
             if isinstance(value, ast.Dict):
                 keys.update(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
@@ -1985,11 +2051,62 @@ class _FunctionReader:
                     elements[i].add(self.kind_of(element))
             elif kind is Kind.UNKNOWN and isinstance(value, ast.Call):
                 spelled = dotted(value.func)
-                if spelled is not None and not spelled.startswith(f"{self.self_name}."):
-                    via.append(self.module.qualify(spelled))
-                elif spelled is not None:
-                    via.append(spelled)
+                if spelled is not None:
+                    via.append(self._via(spelled))
         return Returns(frozenset(kinds), frozenset(keys), tuple(frozenset(e) for e in elements), tuple(via), frozenset(direct))
+
+    def _via(self, spelled: str) -> str:
+        """A returned call's callee as :attr:`Returns.via_calls` records it: qualified unless on ``self``."""
+        return spelled if spelled.startswith(f"{self.self_name}.") else self.module.qualify(spelled)
+
+    def _returned_operands(self, value: ast.expr, depth: int) -> Optional[Tuple[Set[Kind], List[str]]]:
+        """The kinds of the operands of returned arithmetic whose kind is known, and the callees of those
+        that are calls of a plain or dotted name (directly or through a local bound once to one): None
+        where some operand is neither (a parameter, an unknown attribute, a local bound twice)."""
+        if depth > 4:
+            return None
+        kinds: Set[Kind] = set()
+        calls: List[str] = []
+        for operand in _arithmetic_operands(value):
+            kind = self.kind_of(operand)
+            if kind is not Kind.UNKNOWN:
+                kinds.add(kind)
+                continue
+            if isinstance(operand, ast.Call):
+                spelled = dotted(operand.func)
+                if spelled is None:
+                    return None
+                head = spelled.split(".", 1)[0]
+                if head != self.self_name and self._bindings(head):
+                    return None  # not a function the module imports or defines (``model(x)`` of a param)
+                calls.append(self._via(spelled))
+                continue
+            bound = self._single_binding(operand) if isinstance(operand, ast.Name) else None
+            if bound is None:
+                return None
+            inner = self._returned_operands(bound, depth + 1)
+            if inner is None:
+                return None
+            kinds |= inner[0]
+            calls.extend(inner[1])
+        return kinds, calls
+
+    def _single_binding(self, name: ast.Name) -> Optional[ast.expr]:
+        """The value of the one ``name = value`` of a local the function binds nowhere else and
+        calls no in-place method on (``name.add_(...)``)."""
+        if name.id in self.summary.params or self._bindings(name.id) != 1:
+            return None
+        found: Optional[ast.expr] = None
+        for node in ast.walk(self.node):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id == name.id:
+                    found = node.value
+            elif (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name.id
+            ):
+                return None
+        return found
 
 
 def _element_constructor(value: ast.expr, module: ModuleSummary) -> Optional[str]:
