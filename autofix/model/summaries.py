@@ -1762,7 +1762,7 @@ class _FunctionReader:
 
     def _graphless_arguments(self, call: ast.Call) -> bool:
         values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-        return all(self.kind_of(v) in _GRAPHLESS_KINDS for v in values)
+        return all(self.kind_of(v) in GRAPHLESS_KINDS for v in values)
 
     def _any_graph(self, call: ast.Call) -> bool:
         return any(self.kind_of(a) is Kind.GRAPH for a in call.args)
