@@ -521,13 +521,17 @@ class CarriedState(Rule):
             return False
         # ... built before a backward of the same iteration freed it.
         positions = self.context.metadata(PositionProvider)
-        backward_starts = [
-            _start(positions, b.call) for b in flow.backwards.values() if loop in b.loops
-        ]
+        backwards = [(_start(positions, b.call), b) for b in flow.backwards.values() if loop in b.loops]
         for assignment in flow.assignments:
             if assignment.name != name or loop not in assignment.loops or assignment.value.level < GRAPH:
                 continue
-            if any(_start(positions, assignment.statement) < start for start in backward_starts):
+            at = _start(positions, assignment.statement)
+            if any(at < start for start, _ in backwards):
+                return True
+            # ... or after it, from what it went through (``prev = out``, ``center = 0.9 * center +
+            # 0.1 * t.mean(0)`` past ``loss.backward()``): built on the graph that backward freed.
+            made_of = {label for label in assignment.value.labels if label[0] != "assumed"}
+            if any(start < at and made_of & backward.value.labels for start, backward in backwards):
                 return True
         return False
 
