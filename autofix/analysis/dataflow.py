@@ -1232,7 +1232,11 @@ class GraphFlow:
             parts = [Val(value.level, labels, element_kinds(value.kinds))] * len(elements)
             shape = tuple_parts(value.kinds)
             if shape is not None and len(shape) == len(elements):
-                parts = [Val(value.level, value.labels, part) for part in shape]
+                unproven = self._unproven_parts(value_node, len(elements)) if isinstance(value_node, cst.Call) else set()
+                parts = [
+                    Val(value.level, value.labels | ({("unproven",)} if not part and index in unproven else set()), part)
+                    for index, part in enumerate(shape)
+                ]
             if value.kinds == {ITEMS} and len(elements) == 2:
                 parts = [Val(kinds=_OTHER_KIND), Val(value.level, value.labels, _TENSOR_KIND)]
             if values is None and isinstance(value_node, cst.Call):
@@ -1316,6 +1320,19 @@ class GraphFlow:
                 continue
             out[index] = self._arguments_value(arguments, params, state)
         return out
+
+    def _unproven_parts(self, call: cst.Call, length: int) -> Set[int]:
+        """The positions of ``call``'s tuple of ``length`` whose graph, if any, comes from nothing the
+        project function runs itself: from its parameters only (an episode's reward summed from
+        ``env.step(a)``), or from what cannot be told. Of unknown kind, they are not proven to hold one."""
+        callee = self._callee(call.func)
+        if callee is None:
+            return set(range(length))
+        sources = callee.returned_element_sources.get(length)
+        if sources is None:
+            return set(range(length))
+        params = set(callee.params)
+        return {index for index, source in enumerate(sources) if source is None or source <= params}
 
     def _graphless_parts(self, call: cst.Call, parts: List[Val]) -> List[Val]:
         """``info, q1_loss, q2_loss = self.update(obs)`` of a project function every tuple of that
