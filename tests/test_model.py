@@ -161,6 +161,17 @@ def test_script_imports_its_neighbour(tmp_path):
     assert isinstance(model.resolve("forward_fn"), FunctionSummary)
 
 
+def test_namespace_package_import_beside_the_importer_without_a_marker(tmp_path):
+    # No marker anywhere: the root is train/, yet ``train.metrics`` is the file beside the importer.
+    files = {"train/metrics.py": "def accuracy(s, t):\n    return 0.5\n", "train/train_epoch.py": "from train.metrics import accuracy\n"}
+    write(tmp_path, files)
+    model = model_of(tmp_path, "train/train_epoch.py")
+    assert isinstance(model.resolve("accuracy"), FunctionSummary)
+    # A folder not named like the import's first part is no such package.
+    write(tmp_path, {"other/run.py": "from train.metrics import accuracy\n"})
+    assert model_of(tmp_path, "other/run.py").resolve("accuracy") is None
+
+
 def test_star_import_binds_what_the_module_defines_and_its_all_lists(tmp_path):
     write(
         tmp_path,

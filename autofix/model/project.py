@@ -129,6 +129,21 @@ def find_root(path: Union[str, Path]) -> Path:
     return found
 
 
+def _in_namespace_package(relative: Path, importer: Path) -> Optional[Path]:
+    """``from train.metrics import f`` in ``train/train_epoch.py`` of a folder with no ``__init__.py``
+    and no project marker (a script run from the folder above ``train/``): the module beside the
+    importer in the namespace package named by the import's first part, if there is one."""
+    head = relative.parts[0]
+    for folder in list(Path(importer).resolve().parents)[:4]:
+        if folder.name == head and not (folder / "__init__.py").exists():
+            base = folder.parent / relative
+            for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+                if candidate.is_file():
+                    return candidate.resolve()
+            return None
+    return None
+
+
 class Project:
     """The modules of one project root. Get one with :meth:`for_path` (one per root per process)."""
 
@@ -224,6 +239,8 @@ class Project:
                 break
         if found is not None and self.root not in found.parents and importer is not None and Path(roots[0]) not in found.parents:
             found = None
+        if found is None and importer is not None:
+            found = _in_namespace_package(relative, importer)
         self._found[key] = found
         return found
 
