@@ -923,7 +923,8 @@ class _Walker:
                 binding.saved = binding.output_of = None
         for call in self.a.calls(node):
             callee = self._callee(call)
-            if callee is not None:
+            # Only a helper that writes in place is judged by what its calls hand it.
+            if callee is not None and self.a._may_write(_Scope(callee, self.a.owner.get(id(callee)))):
                 self.a.meet_call(callee, call, () if unit.quiet else self._given_grad(call))
         if not unit.quiet:
             self._record_saves(node)

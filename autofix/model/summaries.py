@@ -1265,10 +1265,10 @@ class _FunctionReader:
         self.summary.returned_constructor = self._returned_constructor(returns)
         self.summary.on_arguments_only = self.self_name is None and self.node.name != MODULE_BODY and self._on_arguments_only()
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
-            self.summary.carried_self = carried_attributes(
-                self.node, self.self_name, lambda value: self.kind_of(value) in GRAPHLESS_KINDS
-            )
             self.summary.opt_in_branches = opt_in_branches(self.node, self.self_name)
+            self.summary.carried_self = carried_attributes(
+                self.node, self.self_name, lambda value: self.kind_of(value) in GRAPHLESS_KINDS, self.summary.opt_in_branches
+            )
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
