@@ -745,3 +745,47 @@ def test_model_file_alone_silent(forward):
     source = head + "    def forward(self, x):\n" + forward + "\n"
     result = fix_source(source, "rnn.py", Options(select=("AF102",)))
     assert result.findings == (), forward
+
+
+# State assigned after the iteration's backward() from what that backward went through holds the freed
+# graph too. (Not corpus cases: the doctor's runtime evidence names the freed tensor `out`, not the
+# alias `previous` the next iteration reads, and places its finding at the backward line.)
+@pytest.mark.parametrize(
+    "assignment, carried",
+    [
+        ("previous = out", "previous"),
+        ("previous = 0.9 * previous + 0.1 * out.mean(0, keepdim=True)", "previous"),
+    ],
+)
+def test_state_assigned_after_backward_from_its_graph_is_carried(assignment, carried):
+    source, result = run(f"""
+        model = nn.Linear(8, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        previous = torch.zeros(2, 4)
+        for x in batches:
+            out = model(torch.cat([x, previous], 1))
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            {assignment}
+        """)
+    assert [f.code for f in result.findings] == ["AF102"]
+    assert f"    {carried} = {carried}.detach()\n    out = model(" in result.fixed.decode()
+
+
+def test_state_assigned_after_backward_from_a_new_forward_is_not_carried():
+    _, result = run("""
+        model = nn.Linear(8, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        previous = torch.zeros(2, 4)
+        for x in batches:
+            out = model(torch.cat([x, previous], 1))
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                previous = model(torch.cat([x, previous], 1))
+        """)
+    assert not result.findings
