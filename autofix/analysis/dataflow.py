@@ -1225,6 +1225,8 @@ class GraphFlow:
             if literal is not None and len(literal.elements) == len(elements):
                 values = [self._expr(e.value, dict(state)) for e in literal.elements]
             labels = value.labels
+            # The project function a call unpacked here runs, asked once for all that follows.
+            callee = self._callee(value_node.func) if isinstance(value_node, cst.Call) else None
             if not value.kinds and isinstance(value_node, cst.Call):
                 # The parts of what an unknown function returns: one may be a loss, another a
                 # detached metric; none of them is proven to hold a graph.
@@ -1232,7 +1234,7 @@ class GraphFlow:
             parts = [Val(value.level, labels, element_kinds(value.kinds))] * len(elements)
             shape = tuple_parts(value.kinds)
             if shape is not None and len(shape) == len(elements):
-                unproven = self._unproven_parts(value_node, len(elements)) if isinstance(value_node, cst.Call) else set()
+                unproven = self._unproven_parts(callee, len(elements)) if isinstance(value_node, cst.Call) else set()
                 parts = [
                     Val(value.level, value.labels | ({("unproven",)} if not part and index in unproven else set()), part)
                     for index, part in enumerate(shape)
@@ -1240,9 +1242,9 @@ class GraphFlow:
             if value.kinds == {ITEMS} and len(elements) == 2:
                 parts = [Val(kinds=_OTHER_KIND), Val(value.level, value.labels, _TENSOR_KIND)]
             if values is None and isinstance(value_node, cst.Call):
-                parts = self._passed_through(value_node, parts, state)
-                parts = self._from_arguments_only(value_node, parts, state)
-                parts = self._graphless_parts(value_node, parts)
+                parts = self._passed_through(value_node, callee, parts, state)
+                parts = self._from_arguments_only(value_node, callee, parts, state)
+                parts = self._graphless_parts(callee, parts)
             for index, element in enumerate(elements):
                 part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
@@ -1296,12 +1298,11 @@ class GraphFlow:
         if name is not None and not self._nograd and self._read(name, state).is_tensor:
             state[name] = Val(LEAF, kinds=_TENSOR_KIND)
 
-    def _passed_through(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
+    def _passed_through(self, call: cst.Call, callee: Optional[FunctionSummary], parts: List[Val], state: State) -> List[Val]:
         """``y_hat, latent, deltas, codes = self.net.forward(x, codes=codes, …)`` of a project function
         whose four-element returns hand back, in that position, only its parameters or what
         grad-disabled callees return: that name gets the caller's arguments for those parameters
         (or nothing), not the graph of the call (:attr:`FunctionSummary.returned_pass_through`)."""
-        callee = self._callee(call.func)
         if callee is None or any(arg.star for arg in call.args):
             return parts  # ``f(*args)``: which parameter gets what is not known
         positions = callee.returned_pass_through.get(len(parts))
@@ -1321,11 +1322,10 @@ class GraphFlow:
             out[index] = self._arguments_value(arguments, params, state)
         return out
 
-    def _unproven_parts(self, call: cst.Call, length: int) -> Set[int]:
+    def _unproven_parts(self, callee: Optional[FunctionSummary], length: int) -> Set[int]:
         """The positions of ``call``'s tuple of ``length`` whose graph, if any, comes from nothing the
         project function runs itself: from its parameters only (an episode's reward summed from
         ``env.step(a)``), or from what cannot be told. Of unknown kind, they are not proven to hold one."""
-        callee = self._callee(call.func)
         if callee is None:
             return set(range(length))
         sources = callee.returned_element_sources.get(length)
@@ -1334,14 +1334,11 @@ class GraphFlow:
         params = set(callee.params)
         return {index for index, source in enumerate(sources) if source is None or source <= params}
 
-    def _graphless_parts(self, call: cst.Call, parts: List[Val]) -> List[Val]:
+    def _graphless_parts(self, callee: Optional[FunctionSummary], parts: List[Val]) -> List[Val]:
         """``info, q1_loss, q2_loss = self.update(obs)`` of a project function every tuple of that
         length it returns holds, in some position, what can hold no graph (a detached loss, a
         number): that name gets no graph, whatever the other positions hold (``info = {}``)."""
-        if all(part.level < GRAPH for part in parts):
-            return parts
-        callee = self._callee(call.func)
-        if callee is None:
+        if all(part.level < GRAPH for part in parts) or callee is None:
             return parts
         shapes = self.context.model.returned_shapes(callee)
         if any(s.kind is not ModelKind.NONE and (s.kind not in (ModelKind.TUPLE, ModelKind.LIST) or not s.parts) for s in shapes):
@@ -1354,12 +1351,11 @@ class GraphFlow:
             for index, part in enumerate(parts)
         ]
 
-    def _from_arguments_only(self, call: cst.Call, parts: List[Val], state: State) -> List[Val]:
+    def _from_arguments_only(self, call: cst.Call, callee: Optional[FunctionSummary], parts: List[Val], state: State) -> List[Val]:
         """``y, self.running_mean = batch_norm(x, gamma, self.running_mean)`` of a project function
         whose element in that position reads only some of its parameters where gradients flow
         (:attr:`FunctionSummary.returned_param_sources`): that name carries the graphs of the
         arguments for those parameters, not of all of them."""
-        callee = self._callee(call.func)
         if callee is None or self.context.model.runs_backward(callee):
             return parts
         positions = callee.returned_param_sources.get(len(parts))

@@ -41,7 +41,6 @@ from autofix.model.nodes import nodes_of
 from autofix.model.project import ModuleModel
 from autofix.model.vocabulary import (
     BACKWARD_CALLS,
-    CUT_METHODS,
     FACTORIES,
     FRESH_METHODS,
     GRAD_DISABLING_CONTEXTS,
@@ -50,15 +49,15 @@ from autofix.model.vocabulary import (
     LIBRARIES,
     MULTI_VIEW_OPS,
     NON_TENSOR_BUILTINS,
+    NO_HISTORY_METHODS,
+    NO_HISTORY_TORCH_FUNCTIONS,
     PYTHON_VALUE_FUNCTIONS,
     OUTPUT_SAVING_MODULES,
     SAVES_INPUT,
     SAVES_OUTPUT,
     SAVES_PARTNER,
     TENSOR_METHODS,
-    TORCH_CUT_FUNCTIONS,
     VIEW_METHODS,
-    ZERO_GRADIENT_OPS,
 )
 from autofix.model.returned import stored_names, tests_training
 from autofix.model.summaries import constructed_names, dotted, function_header, is_true, keyword_value
@@ -235,11 +234,6 @@ def torch_alias(tree: ast.Module) -> Optional[str]:
 
 #: node type -> the fields that may hold child expressions or statements, in source order
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {ast.IfExp: ("body", "test", "orelse")}
-
-
-#: methods and ``torch`` functions whose result holds no graph node: what their operand saved dies with it
-_DROPPING_METHODS = CUT_METHODS - ZERO_GRADIENT_OPS
-_DROPPING_TORCH_FUNCTIONS = TORCH_CUT_FUNCTIONS - ZERO_GRADIENT_OPS
 
 
 def _fields(node: ast.AST) -> List[ast.AST]:
@@ -923,19 +917,19 @@ class _Walker:
                 binding.saved = binding.output_of = None
         for call in self.a.calls(node):
             callee = self._callee(call)
+            if callee is None:
+                continue
             # Only a helper that writes in place is judged by what its calls hand it.
-            if callee is not None and self.a._may_write(_Scope(callee, self.a.owner.get(id(callee)))):
+            if self.a._may_write(_Scope(callee, self.a.owner.get(id(callee)))):
                 self.a.meet_call(callee, call, () if unit.quiet else self._given_grad(call))
+            if (
+                not unit.quiet
+                and self._backward_follows(index)
+                and any(self._grad(a) for a in [*call.args, *(k.value for k in call.keywords)])
+            ):
+                self.grad_callees.add(id(callee))
         if not unit.quiet:
             self._record_saves(node)
-            for call in self.a.calls(node):
-                callee = self._callee(call)
-                if (
-                    callee is not None
-                    and self._backward_follows(index)
-                    and any(self._grad(a) for a in [*call.args, *(k.value for k in call.keywords)])
-                ):
-                    self.grad_callees.add(id(callee))
         self._record_escapes(node)
         self._bind(node)
         for binding in self.state.values():
@@ -1337,14 +1331,14 @@ class _Walker:
                 cut = [expr.left, *expr.comparators]
             elif isinstance(expr, ast.Call):
                 func = expr.func
-                if isinstance(func, ast.Attribute) and func.attr in _DROPPING_METHODS:
+                if isinstance(func, ast.Attribute) and func.attr in NO_HISTORY_METHODS:
                     cut = [func.value]
                 elif isinstance(func, ast.Name) and func.id in PYTHON_VALUE_FUNCTIONS and not expr.keywords:
                     cut = list(expr.args)
                 else:
                     torch_name = self._torch_name(func)
                     last = torch_name.rsplit(".", 1)[-1] if torch_name is not None else ""
-                    if last in _DROPPING_TORCH_FUNCTIONS:
+                    if last in NO_HISTORY_TORCH_FUNCTIONS:
                         cut = list(expr.args)
             if id(expr) in found:
                 # An operand of a dropped operation is dropped with it, unless a name keeps it.

@@ -52,7 +52,7 @@ from autofix.analysis.steps import (
 )
 from autofix.analysis.training import is_backward_call, qualified_names
 from autofix.context import RuleContext
-from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, TORCH_CUT_FUNCTIONS, ZERO_GRADIENT_OPS
+from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, NO_HISTORY_METHODS, NO_HISTORY_TORCH_FUNCTIONS
 
 Scope = Union[cst.Module, cst.FunctionDef]
 
@@ -62,18 +62,11 @@ NEEDLESS, CARRIED, NEEDED = "needless", "carried", "needed"
 _CONSTANTS = frozenset({"True", "False", "None"})
 # Calls that back-propagate or differentiate, by their last name.
 _GRADIENT_CALLS = frozenset({"backward", "manual_backward", "grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"})
-# Calls, methods and attributes whose result holds no autograd history: the one vocabulary's tables, less
-# the ops whose result keeps a graph node that passes back zeros (a backward still walks under it).
-_CUT_CALLS = CUT_FUNCTIONS
-_CUT_METHODS = CUT_METHODS - ZERO_GRADIENT_OPS
-_CUT_ATTRIBUTES = CUT_ATTRIBUTES
 # Statement calls that only show a value (logging): the graph does not outlive them.
 _DISPLAY = re.compile(
     r"^(print|info|debug|warning|warn|error|log|log_dict|log_metrics?|add_scalars?|add_histogram|"
     r"set_postfix|set_postfix_str|set_description|write|append_log|report)$"
 )
-# Torch calls whose result is fresh data or has no history (with no requires_grad=True).
-_TORCH_DATA = TORCH_CUT_FUNCTIONS - ZERO_GRADIENT_OPS
 # Data by convention: parameters a caller fills from a loader, not from a forward pass.
 _DATA_PARAM = re.compile(
     r"^(batch|batch_idx|data|inputs?|x|xb|xs|images?|imgs?|targets?|labels?|y|yb|ys|samples?|obs|"
@@ -568,7 +561,7 @@ def graph_reads(node: Optional[cst.CSTNode]) -> Set[str]:
         if isinstance(current, cst.Name):
             found.add(current.value)
         elif isinstance(current, cst.Attribute):
-            if current.attr.value in _CUT_ATTRIBUTES:
+            if current.attr.value in CUT_ATTRIBUTES:
                 continue
             name = dotted_name(current)
             if name is not None:
@@ -604,10 +597,10 @@ def graph_reads(node: Optional[cst.CSTNode]) -> Set[str]:
 
 def _cuts(call: cst.Call) -> bool:
     mc = method_call(call)
-    if mc is not None and mc[1] in _CUT_METHODS:
+    if mc is not None and mc[1] in NO_HISTORY_METHODS:
         return True
     name = dotted_name(call.func) or ""
-    return name in _CUT_CALLS
+    return name in CUT_FUNCTIONS
 
 
 def _disables_grad(item: cst.BaseExpression) -> bool:
@@ -645,7 +638,7 @@ def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda 
     if isinstance(value, cst.Subscript):
         return _clean_value(value.value, clean_name)
     if isinstance(value, cst.Attribute):
-        return value.attr.value in _CUT_ATTRIBUTES or _clean_value(value.value, clean_name)
+        return value.attr.value in CUT_ATTRIBUTES or _clean_value(value.value, clean_name)
     if isinstance(value, cst.Call):
         if _cuts(value) or has_keyword_true(value, "requires_grad"):
             return True  # a number, a detached copy, or a leaf: no history to keep
@@ -656,7 +649,7 @@ def _clean_value(value: cst.CSTNode, clean_name: Callable[[str], bool] = lambda 
             # Their arguments are a device, a dtype or sizes (``x.to(device)``, ``x.to(other)`` takes only
             # other's dtype and device): the result's history is the receiver's.
             return _clean_value(mc[0], clean_name)
-        if (name.startswith(("torch.", "th.")) and last in _TORCH_DATA) or last in _TORCH_DATA and name.count(".") == 0:
+        if (name.startswith(("torch.", "th.")) and last in NO_HISTORY_TORCH_FUNCTIONS) or last in NO_HISTORY_TORCH_FUNCTIONS and name.count(".") == 0:
             return True
         if last == "Parameter":
             return True

@@ -26,14 +26,14 @@ from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS,
 
 def carried_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str,
                        is_graphless: Callable[[ast.expr], bool],
-                       branches: Optional[Dict[Tuple[int, int], bool]] = None) -> FrozenSet[str]:
+                       branches: Dict[Tuple[int, int], bool]) -> FrozenSet[str]:
     """The ``self`` attributes ``function`` reassigns from their value of the previous call.
 
     ``is_graphless`` tells a value that cannot hold a graph (a number, ``None``,
-    a factory or detached tensor), as the caller's summary knows it.
+    a factory or detached tensor), as the caller's summary knows it; ``branches`` are the
+    function's :func:`opt_in_branches`, whose opted-in ways a default call never takes.
     """
-    skipped = opt_in_branches(function, self_name) if branches is None else branches
-    walker = _Walker(self_name, is_graphless, skipped)
+    walker = _Walker(self_name, is_graphless, branches)
     walker.block(function.body, set(), {}, grad=True)
     return frozenset(walker.carried)
 

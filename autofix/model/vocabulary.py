@@ -192,6 +192,10 @@ TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
 #: Cut ops whose result still holds a graph node (one that passes back zeros), so the graph under
 #: them stays alive as long as the result does: ``torch.sign(x * w)`` keeps what ``*`` saved.
 ZERO_GRADIENT_OPS: FrozenSet[str] = frozenset({"sign", "bernoulli", "normal", "unique"})
+#: methods and ``torch`` functions whose result holds no graph node at all: whatever their operands
+#: saved dies with the result, and no backward walks under it
+NO_HISTORY_METHODS: FrozenSet[str] = CUT_METHODS - ZERO_GRADIENT_OPS
+NO_HISTORY_TORCH_FUNCTIONS: FrozenSet[str] = TORCH_CUT_FUNCTIONS - ZERO_GRADIENT_OPS
 
 #: Builtins whose result is a plain Python value holding no graph at all (``abs``/``round`` of a tensor are tensors).
 PYTHON_VALUE_FUNCTIONS: FrozenSet[str] = frozenset({"float", "int", "bool", "len"})
