@@ -37,7 +37,7 @@ def events_of(code: str) -> List[Tuple[str, str, int, str]]:
     """(target, form, line, reason) of each event, in the order the analysis finds them."""
     code = textwrap.dedent(code)
     tree = ast.parse(code)
-    found = inplace_events(tree, lambda: model_for_source(code, "<string>", None, tree))  # type: ignore[arg-type,return-value]
+    found = inplace_events(tree, lambda: model_for_source(code, "<string>", None, tree), None)  # type: ignore[arg-type,return-value]
     return [(e.target, e.form, e.line, e.reason) for e in found]
 
 
@@ -164,18 +164,28 @@ def test_forwards_and_what_they_call_are_walked_and_initialisation_is_not():
 
 
 def test_the_screen_runs_the_analysis_once_and_the_rules_reuse_it(monkeypatch):
-    runs = []
+    walked = []
     real = inplace._Analysis.run
 
     def counted(self):
-        runs.append(1)
+        walked.append((id(self.tree), self.caller_only))
         return real(self)
 
     monkeypatch.setattr(inplace._Analysis, "run", counted)
     code = NET.format(body="        x.add_(1)\n        s = torch.sigmoid(self.fc(x))\n        s.mul_(2)\n        return s\n")
+    for rules, codes in (([AF103], ["AF103"]), ([AF107], ["AF107"])):
+        walked.clear()
+        result = engine.check_source(code.encode(), "net.py", rules, BOTH)
+        assert [f.code for f in result.findings] == codes
+        # Once per tree: the one checked, and the fixed text the engine checks again.
+        assert len(walked) == len({tree for tree, _ in walked})
+    # AF107 (opt-in) asks for the writes only a caller sees, which AF103's walk leaves out: one
+    # more walk of the same tree, finding both kinds, which AF107's check reuses.
+    walked.clear()
     result = engine.check_source(code.encode(), "net.py", [AF103, AF107], BOTH)
     assert sorted(f.code for f in result.findings) == ["AF103", "AF107"]
-    assert len(runs) == 1
+    first = walked[0][0]
+    assert [caller_only for tree, caller_only in walked if tree == first] == [False, True]
 
 
 def test_each_write_is_found_on_libcsts_tree_whatever_the_line_holds():

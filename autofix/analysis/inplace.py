@@ -206,17 +206,26 @@ class _Scope:
 # --------------------------------------------------------------------------- entry points
 
 
-def inplace_events(tree: ast.Module, model: Callable[[], ModuleModel]) -> List[InplaceEvent]:
-    """The in-place writes AF103 and AF107 report in ``tree`` (computed once, kept on the tree).
+def inplace_events(
+    tree: ast.Module, model: Callable[[], ModuleModel], caller_only: Optional[bool]
+) -> List[InplaceEvent]:
+    """The in-place writes AF103 (``caller_only`` False) or AF107 (True) reports in ``tree``; both
+    kinds, in the order the walk finds them, for None.
+
+    The analysis runs once per tree and is kept on it. Asked for AF103's events only, it leaves
+    out the writes only a caller observes: telling whether a project function writes an argument
+    the caller got is the costly part of the walk, and AF107 is opt-in. Asked for AF107's, it
+    finds both kinds, which AF103 then reuses.
 
     ``model`` gives the program model of the module; it is asked only when a write
     depends on another file or on what a module attribute's output is.
     """
-    found = getattr(tree, "_autofix_inplace_events", None)
-    if found is None:
-        found = _Analysis(tree, model).run()
-        tree._autofix_inplace_events = found  # type: ignore[attr-defined]
-    return found  # type: ignore[no-any-return]
+    complete = caller_only is not False
+    kept: Optional[Tuple[bool, List[InplaceEvent]]] = getattr(tree, "_autofix_inplace_events", None)
+    if kept is None or (complete and not kept[0]):
+        kept = (complete, _Analysis(tree, model, caller_only=complete).run())
+        tree._autofix_inplace_events = kept  # type: ignore[attr-defined]
+    return [event for event in kept[1] if caller_only is None or event.caller_only is caller_only]
 
 
 def torch_alias(tree: ast.Module) -> Optional[str]:
@@ -416,8 +425,10 @@ def _blocks(stmt: ast.AST) -> Iterator[List[ast.stmt]]:
 
 
 class _Analysis:
-    def __init__(self, tree: ast.Module, model: Callable[[], ModuleModel]) -> None:
+    def __init__(self, tree: ast.Module, model: Callable[[], ModuleModel], caller_only: bool) -> None:
         self.tree = tree
+        #: find the writes only a caller observes (AF107's) too
+        self.caller_only = caller_only
         self._model_of = model
         self._model: Optional[ModuleModel] = None
         self.m = _Module(tree)
@@ -460,6 +471,8 @@ class _Analysis:
         self._backward: Dict[int, bool] = {}
         self._ops: Dict[Tuple[int, int], List[Tuple[ast.AST, str, str]]] = {}
         self._torch_names: Dict[int, Optional[str]] = {}
+        #: per (call, scope): the argument positions the project function it runs writes (None: none)
+        self._project_written: Dict[Tuple[int, int], Optional[Set[int]]] = {}
 
     @property
     def model(self) -> ModuleModel:
@@ -716,7 +729,7 @@ class _Analysis:
         if self._excluded(func):
             return {}
         scope = self._scope(func, self.owner.get(id(func)), caller_visible=True, grad=True)
-        walker = _Walker(self, scope)
+        walker = _Walker(self, scope, records_writes=True)
         walker.walk()
         positions = {name: i for i, name in enumerate(scope.params)}
         self.mutating[id(func)] = {n: positions[n] for n in walker.param_writes if n in positions}
@@ -771,7 +784,7 @@ class _Analysis:
 
 
 class _Walker:
-    def __init__(self, analysis: _Analysis, scope: _Scope) -> None:
+    def __init__(self, analysis: _Analysis, scope: _Scope, records_writes: bool = False) -> None:
         self.a = analysis
         self.scope = scope
         self.state: Dict[str, _Binding] = {}
@@ -783,6 +796,8 @@ class _Walker:
         self.skip_names: Set[str] = set()
         #: the parameters written in place, directly or through an alias (``y = x; y.add_(1)``)
         self.param_writes: Set[str] = set()
+        #: the walk is asked which parameters are written (``mutated_params``), not for events
+        self.records_writes = records_writes
         #: a parameter's binding ident -> its name (an alias keeps the ident)
         self.param_idents: Dict[int, str] = {}
         self.grad_callees: Set[int] = set()
@@ -1007,10 +1022,16 @@ class _Walker:
             callee = self._callee(call) or self._module_forward(call)
             # What a project callee writes matters only for a name passed to it, or to tell the
             # call from an in-place op spelled the same way (``meter.add_(x)``, ``ops.relu_(x)``).
-            asks = callee is None and (
-                any(isinstance(arg, ast.Name) for arg in call.args) or self._spelled_like_a_write(call)
-            )
-            elsewhere = self._project_writes(call) if asks else None
+            if callee is None and not self._spelled_like_a_write(call):
+                # Nothing below takes such a call for a write: only a project function may write
+                # the names passed to it. Whether one does is asked in ``_judge``, and only for a
+                # name whose binding a write would matter to (resolving the callee is the costly
+                # part, and few calls' arguments matter).
+                for arg in call.args:
+                    if isinstance(arg, ast.Name):
+                        yield call, "project-call", arg.id
+                continue
+            elsewhere = self._project_writes(call) if callee is None else None
             if elsewhere is not None:
                 for position, arg in enumerate(call.args):
                     if isinstance(arg, ast.Name) and position in elsewhere:
@@ -1093,6 +1114,27 @@ class _Walker:
             return self.a.methods.get((id(self.scope.cls), func.attr))
         return None
 
+    def _matters(self, index: int, op: ast.AST, target: str, binding: _Binding) -> bool:
+        """Would a write to ``target`` by ``op`` be judged a finding (the checks of ``_judge`` that
+        do not depend on whether ``op`` writes at all)?"""
+        if binding.saved_at is not None and self._exclusive(binding.saved_at, index):
+            return False
+        return self._autograd_reason(index, op, target, binding) is not None or (
+            self.a.caller_only and self._caller_reason(index, target, binding) is not None
+        )
+
+    def _project_writes_name(self, call: ast.AST, name: str) -> bool:
+        """Does the project function ``call`` runs write in place an argument ``name`` is passed as?"""
+        assert isinstance(call, ast.Call)
+        key = (id(call), id(self.scope.node))
+        written = self.a._project_written.get(key, False)
+        if written is False:
+            written = self.a._project_written[key] = self._project_writes(call)
+        return written is not None and any(
+            isinstance(arg, ast.Name) and arg.id == name and position in written
+            for position, arg in enumerate(call.args)
+        )
+
     def _project_writes(self, call: ast.Call) -> Optional[Set[int]]:
         """Positions of the arguments a function of another project module writes in place
         (the program model's ``call_writes``); None when the callee is not one."""
@@ -1141,6 +1183,19 @@ class _Walker:
         if target in self.skip_names or target == "self":
             return
         binding = self.state.get(target)
+        if form == "project-call":
+            # A name handed to a function the project may define (see ``_find_inplace_ops``).
+            if binding is not None and binding.kind == "attr":
+                return
+            if binding is None and not _reads_grad_of(op, target):
+                return
+            if binding is not None and not (binding.kind == "param" and self.records_writes) and not self._matters(
+                index, op, target, binding
+            ):
+                return
+            if not self._project_writes_name(op, target):
+                return
+            form = "call"
         if binding is None and target.startswith("self."):
             # ``self.log_std.exp_()`` in a method: autograd refuses any in-place op on a leaf that
             # requires grad while grad mode is on.
@@ -1164,7 +1219,7 @@ class _Walker:
         # What autograd rejects or a later backward reads wrongly comes first; a
         # write only the caller observes is a finding of its own kind.
         judged = self._autograd_reason(index, op, target, binding)
-        if judged is None:
+        if judged is None and self.a.caller_only:
             judged = self._caller_reason(index, target, binding)
         if judged is None:
             return

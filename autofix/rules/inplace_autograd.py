@@ -124,7 +124,7 @@ class InplaceRule(Rule):
     def may_fire_in(cls, tree: ast.Module) -> bool:
         # The screen is the analysis itself, on Python's parse tree: its events are kept on the
         # tree, and :meth:`check` maps them onto LibCST's nodes.
-        return any(e.caller_only is cls.CALLER_ONLY for e in inplace_events(tree, lambda: origin_model(tree)))
+        return bool(inplace_events(tree, lambda: origin_model(tree), cls.CALLER_ONLY))
 
     @classmethod
     def may_fire(cls, text: str) -> bool:
@@ -140,7 +140,7 @@ class InplaceRule(Rule):
         tree = self.context.python_tree()
         if tree is None:
             return  # Python cannot parse it (LibCST accepts a little more): nothing is known
-        events = [e for e in inplace_events(tree, lambda: self.context.model) if e.caller_only is self.CALLER_ONLY]
+        events = inplace_events(tree, lambda: self.context.model, self.CALLER_ONLY)
         if not events:
             return
         self.torch = torch_alias(tree)
