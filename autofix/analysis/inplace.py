@@ -1127,8 +1127,9 @@ class _Walker:
         """Does the project function ``call`` runs write in place an argument ``name`` is passed as?"""
         assert isinstance(call, ast.Call)
         key = (id(call), id(self.scope.node))
-        written = self.a._project_written.get(key, False)
-        if written is False:
+        if key in self.a._project_written:
+            written = self.a._project_written[key]
+        else:
             written = self.a._project_written[key] = self._project_writes(call)
         return written is not None and any(
             isinstance(arg, ast.Name) and arg.id == name and position in written
