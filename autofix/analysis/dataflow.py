@@ -702,6 +702,11 @@ class GraphFlow:
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
                 receiver = node.func.value
                 name = dotted_name(receiver)
+                if is_function_backward(self.context, node):
+                    # ``accelerator.backward(loss)``: the receiver is the wrapper that back-propagates
+                    # its argument, not a tensor; what is read from it (``accelerator.num_processes``)
+                    # holds no graph.
+                    continue
                 if name:
                     names.add(name)
                 elif isinstance(receiver, cst.Subscript):
