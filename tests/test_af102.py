@@ -220,6 +220,60 @@ def test_unknown_state_is_reported_without_a_fix():
     assert result.fixed.decode() == source
 
 
+@pytest.mark.parametrize(
+    ("src", "why"),
+    [
+        pytest.param(
+            """
+            cell = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+            state = {"h": torch.zeros(2, 8), "steps": 0}
+            for x in batches:
+                state["h"] = cell(x, state["h"])
+                state["h"].sum().backward()
+                opt.step()
+            """,
+            "`state[\"h\"]` is not known to be a tensor",
+            id="dict that also holds a number",
+        ),
+        pytest.param(
+            """
+            cell = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+            h = torch.zeros(3, 2, 8)
+            for x in batches:
+                for layer in range(3):
+                    h[layer] = cell(x, h[layer])
+                h.sum().backward()
+                opt.step()
+            """,
+            "`h[layer]` is not known to be a tensor",
+            id="rows of a tensor written in place",
+        ),
+        pytest.param(
+            """
+            cell = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+            state = {"h": torch.zeros(2, 8)}
+            for x in batches:
+                if x.numel():
+                    state["h"] = cell(x, state["h"])
+                state["h"].sum().backward()
+                opt.step()
+            """,
+            "not read on every way",
+            id="entry read under a branch",
+        ),
+    ],
+)
+def test_carried_entry_of_unproven_kind_is_reported_without_a_fix(src, why):
+    source, result = run(src)
+    assert [f.code for f in result.findings] == ["AF102"]
+    assert result.findings[0].fix is None
+    assert why in result.findings[0].message, result.findings[0].message
+    assert result.fixed.decode() == source
+
+
 def test_retain_graph_makes_the_fix_unsafe():
     src = """
     rnn = nn.GRU(8, 16)
@@ -488,6 +542,31 @@ _noop = [
                     opt.step()
         """,
         id="detached on every pass after the first that back-propagates",
+    ),
+    pytest.param(
+        """
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        outputs = [torch.zeros(3, 2) for _ in range(5)]
+        for t in range(5):
+            outputs[t] = net(torch.randn(3, 4)) + outputs[t]
+            outputs[t].pow(2).mean().backward()
+            opt.step()
+        """,
+        id="a list slot keyed by the loop's own counter is a new entry on every pass",
+    ),
+    pytest.param(
+        """
+        cell = nn.GRUCell(4, 8)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        state = {"h": torch.zeros(2, 8), "steps": 0}
+        for x in batches:
+            state["h"] = cell(x, state["h"].detach())
+            state["steps"] = state["steps"] + 1
+            state["h"].sum().backward()
+            opt.step()
+        """,
+        id="dict entry detached where it is read, a counter entry beside it",
     ),
 ]
 

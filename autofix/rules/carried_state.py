@@ -15,6 +15,7 @@ from autofix.analysis.dataflow import (
     NONE,
     TENSOR,
     TENSOR_DICT,
+    TENSOR_LIST,
     TENSORS,
     Kinds,
     tuple_parts,
@@ -77,6 +78,14 @@ class CarriedState(Rule):
     (`h = torch.zeros(...)`, `model.init_hidden()`), or produced under
     `torch.no_grad()`. A method of a class that calls `backward()` counts as
     one iteration of its caller's loop for the `self.*` state it carries.
+
+    State kept in an entry of a dict or list the loop never rebinds counts
+    the same way (`state["h"] = rnn(x, state["h"])`, `hiddens[i] =
+    cell(x, hiddens[i])` in an inner `for i in range(...)`): an entry under
+    the same key on every pass (a literal, a name the loop does not change,
+    or the counter of an inner `range`/`enumerate` loop) that an iteration
+    reads before it stores it. Each entry is a value of its own: a counter
+    kept beside the state in the same dict carries nothing.
 
     A read sees the previous iteration only on a way through the body that
     can run: an `if`/`elif` chain on a setting no iteration changes
@@ -150,7 +159,13 @@ class CarriedState(Rule):
     value that already holds a graph where the loop is first entered (the
     output of a forward run before it) gets no fix: a detach as each
     iteration starts would also cut the first step's gradient into what made
-    it.
+    it. A carried entry is detached in place (`state["h"] =
+    state["h"].detach()`) right before the statement that reads it, in the
+    block of the loop that walks its key; only where the container is known
+    to be a dict or list of tensors (not a dict that also holds a number, not
+    a tensor written row by row), where that statement reads the entry on
+    every way (not under an `if` or a conditional expression), and where no
+    other key of the container is stored in the loop.
 
     ## Fix safety
     The fix turns the (failing) full back-propagation through time into
@@ -539,6 +554,13 @@ class CarriedState(Rule):
         self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, names: List[str], maybe_none: Set[str]
     ) -> None:
         carried = flow.carried[loop]
+        # Entries of containers the loop never rebinds (``state["h"] = rnn(x, state["h"])``).
+        entries = [e for e in flow.carried_entries.get(loop, ()) if e.name in names]
+        if entries:
+            self._report_entries(flow, loop, entries)
+            names = [n for n in names if n not in {e.name for e in entries}]
+            if not names:
+                return
         body = [s for s in loops.block_statements(getattr(loop, "body", loop)) if isinstance(s, cst.BaseStatement)]
         positions = self.context.metadata(PositionProvider)
         groups: Dict[cst.BaseStatement, List[str]] = {}
@@ -590,6 +612,46 @@ class CarriedState(Rule):
                 fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
             self.report(first, message, fix=fix)
 
+    def _report_entries(self, flow: GraphFlow, loop: cst.CSTNode, entries: List[loops.CarriedEntry]) -> None:
+        """Entries of containers the loop keeps (``state["h"]``, ``hiddens[i]``) that carry the graph:
+        each is detached (``state["h"] = state["h"].detach()``) right before the statement that reads
+        it, in the block of the loop that walks its key, where that statement reads it on every way
+        (so the entry exists there: the inserted read raises nothing the original would not)."""
+        positions = self.context.metadata(PositionProvider)
+        retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
+        groups: Dict[Optional[cst.BaseStatement], List[loops.CarriedEntry]] = {}
+        for entry in sorted(entries, key=lambda e: _start(positions, e.read)):
+            owner_body = [s for s in loops.block_statements(getattr(entry.owner, "body", entry.owner)) if isinstance(s, cst.BaseStatement)]
+            anchor = _top_statement(owner_body, entry.read)
+            groups.setdefault(anchor, []).append(entry)
+        end = flow.loop_end.get(loop, {})
+        for anchor, group in groups.items():
+            spelled = [self.context.code_for(e.read).strip() for e in group]
+            listed = ", ".join(f"`{n}`" for n in spelled)
+            message = self.MESSAGE.format(name=", ".join(spelled), verb="carry" if len(group) > 1 else "carries")
+            why = None
+            if any(_enters_with_graph(flow, loop, e.name) for e in group):
+                why = (f"{listed} already {'holds' if len(group) == 1 else 'hold'} a graph where the loop starts, "
+                       "and detaching it at the start of each iteration would change the first step's gradients; "
+                       "detach it after each backward()")
+            elif not all(_entry_is_tensor(flow, loop, e) and _entry_is_tensor(flow, loop, e, end) for e in group):
+                # A dict with other values, a list of unknown things, a tensor stored into in place.
+                why = f"{listed} {'is' if len(group) == 1 else 'are'} not known to be a tensor; detach it where it is read"
+            elif anchor is None or any(not _read_on_every_way(anchor, e.read) or e.others_stored for e in group):
+                # The read may not run (a branch, another key stored first): an entry read earlier
+                # might not exist yet, or be this iteration's own value.
+                why = f"{listed} {'is' if len(group) == 1 else 'are'} not read on every way through the iteration; detach it where it is read"
+            fix: Optional[Fix] = None
+            if why is not None:
+                message += f" (no fix: {why})"
+            else:
+                assert anchor is not None
+                statements = tuple(cst.parse_statement(f"{code} = {code}.detach()\n") for code in spelled)
+                title = "Detach " + listed + " at the start of each iteration"
+                edit = InsertBefore(anchor, statements)
+                fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
+            self.report(group[0].read, message, fix=fix)
+
     def _fresh_name(self) -> str:
         # The generator variable of a tuple-aware detach; pick one the file does not use.
         used = self.context.fact("carried_state.names", lambda: _all_names(self.context.module))
@@ -637,6 +699,31 @@ def _state_kind(kinds: Kinds) -> str:
     if kinds == {TENSORS} or parts is not None and all(p == {TENSOR} for p in parts):
         return "tuple"
     return "unknown"
+
+
+def _entry_is_tensor(flow: GraphFlow, loop: cst.CSTNode, entry: loops.CarriedEntry, state: Optional[Dict] = None) -> bool:
+    """The entry is a tensor, in a dict or a list of tensors, where ``loop`` is entered (``state``
+    None) or where its iteration ends. A tensor indexed in place (``h[l] = ...``) is no such
+    container: detaching an entry and storing it back leaves the tensor's own graph."""
+    values = flow.loop_entry.get(loop, {}) if state is None else state
+    container, value = values.get(entry.container), values.get(entry.name)
+    return (
+        container is not None and container.kinds in ({TENSOR_DICT}, {TENSOR_LIST})
+        and value is not None and value.is_tensor
+    )
+
+
+def _read_on_every_way(statement: cst.BaseStatement, read: cst.CSTNode) -> bool:
+    """``statement`` is a simple statement line whose evaluation reaches ``read`` on every way: not
+    inside a conditional expression, a boolean operator, a lambda or a comprehension."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    path = _path_to(statement, read)
+    return bool(path) and not any(
+        isinstance(node, (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.GeneratorExp, cst.ListComp,
+                          cst.SetComp, cst.DictComp))
+        for node in path
+    )
 
 
 def _keeps_whole_graph(flow: GraphFlow, loop: cst.CSTNode) -> bool:
