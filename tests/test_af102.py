@@ -568,6 +568,30 @@ _noop = [
         """,
         id="dict entry detached where it is read, a counter entry beside it",
     ),
+    pytest.param(
+        """
+        class CentreLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("centre", torch.zeros(1, 4))
+
+            def forward(self, s, t):
+                loss = (s - t + self.centre).pow(2).mean()
+                self.centre = 0.9 * self.centre + 0.1 * t.mean(0, keepdim=True)
+                return loss
+
+        student, teacher = nn.Linear(4, 4), nn.Linear(4, 4)
+        crit = CentreLoss()
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+        for x in batches:
+            with torch.no_grad():
+                target = teacher(x)
+            loss = crit(student(x), target)
+            loss.backward()
+            opt.step()
+        """,
+        id="running centre of a forward argument the caller made under no_grad",
+    ),
 ]
 
 

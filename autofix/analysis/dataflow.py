@@ -563,6 +563,20 @@ class Assignment:
     name: str
     value: Val
     loops: Tuple[cst.CSTNode, ...]
+    #: made where autograd is off (``torch.no_grad()``): no graph, whatever the operands hold
+    graph_off: bool = False
+
+
+@dataclass(frozen=True)
+class InstanceCall:
+    """A call of an object of a project class (``crit(student(x), teacher(x))``) where autograd is on."""
+
+    call: cst.Call
+    #: the class as spelled where the object was built (``ModuleFacts.instance_class``)
+    cls: str
+    #: what each argument holds, in the order written
+    args: Tuple[Val, ...]
+    loops: Tuple[cst.CSTNode, ...]
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -629,6 +643,8 @@ class GraphFlow:
         #: entries of containers the loop never rebinds that an iteration reads before it stores
         #: them (``state["h"] = rnn(x, state["h"])``): their container is carried too
         self.carried_entries: Dict[cst.CSTNode, List[loops.CarriedEntry]] = {}
+        #: calls of objects of project classes with autograd on, and what their arguments hold
+        self.instance_calls: List[InstanceCall] = []
         #: container → the names of its carried entries (``state`` → ``state["h"]``): each entry is
         #: a value of its own in the states, so one entry's graph is not taken for another's
         self._entries_of: Dict[str, Set[str]] = {}
@@ -1450,7 +1466,7 @@ class GraphFlow:
         if "." in name:
             self._note_extension(name)
         state[name] = value
-        self.assignments.append(Assignment(stmt, name, value, tuple(self._loops)))
+        self.assignments.append(Assignment(stmt, name, value, tuple(self._loops), self._nograd > 0))
 
     def _extensions(self, name: str) -> Set[str]:
         """The keys that may extend ``name`` in this scope's states (``self.x``, ``self.x.y`` for ``self``).
@@ -1696,6 +1712,9 @@ class GraphFlow:
         func = call.func
         args = [self._expr(arg.value, state) for arg in call.args]
         joined = _join_all(args)
+        called = dotted_name(func)
+        if called is not None and called in self.facts.instance_class and not self._nograd:
+            self.instance_calls.append(InstanceCall(call, self.facts.instance_class[called], tuple(args), tuple(self._loops)))
         if is_backward_call(self.context, call):
             target = self._expr(func.value, state) if isinstance(func, cst.Attribute) and func.attr.value == "backward" else joined
             if (

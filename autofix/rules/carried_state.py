@@ -29,7 +29,7 @@ from autofix.analysis.dataflow import (
 from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
-from autofix.model.summaries import AttrKind
+from autofix.model.summaries import AttrKind, AttributeSummary, FunctionSummary
 from autofix.model.vocabulary import FACTORIES, FRESH_METHODS, SAVES_OUTPUT
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
@@ -97,6 +97,14 @@ class CarriedState(Rule):
     project function hands back carries only the graphs of the arguments
     each returned element reads where gradients flow (a hand-written batch
     norm's output does not read its moving averages).
+
+    A forward that folds one of its arguments into state it keeps on the
+    module (`self.center = 0.9 * self.center + 0.1 * t.mean(0)`), outside
+    `torch.no_grad()`, while its output goes through that state, is reported
+    where a training loop of the same file passes that argument a graph
+    (`crit(student(x), teacher(x))`); the fix detaches the state as forward
+    starts only where it is a tensor on every call (a tensor in `__init__`,
+    rebound only by arithmetic on itself).
 
     A test no iteration changes is also a fact of the way that passed it:
     past `assert cost < 0`, an `if cost >= 0:` does not run. A graph made
@@ -219,6 +227,11 @@ class CarriedState(Rule):
         "`{name}` was computed from parameters once, in `__init__`, and every iteration back-propagates "
         "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
     )
+    ARGUMENT_STATE_MESSAGE = (
+        "`{name}` keeps the graph of argument `{param}` (given one by the call on line {line}) from one call "
+        "to the next, and this forward's output goes through it: the next backward() reaches the graph "
+        "the previous one freed; detach it as forward starts, or update it under torch.no_grad()"
+    )
     INIT_FREED = "the first backward() frees its graph and the next one fails"
     INIT_FORWARD_MESSAGE = (
         "`{name}` was computed from parameters once, in `__init__`, and every output of forward goes "
@@ -284,6 +297,7 @@ class CarriedState(Rule):
         for flow in flows:
             if isinstance(flow.scope, cst.FunctionDef) and keeps_state_on_self(flow.scope) and self._in_module(flow):
                 self._report_module_state(flow, flows, facts, maybe_none, elsewhere)
+                self._report_kept_arguments(flow, flows, facts, maybe_none)
 
     def _report_stateful_instances(self, flow: GraphFlow) -> None:
         """A loop that back-propagates and calls a module whose state (kept on the module, in
@@ -448,6 +462,75 @@ class CarriedState(Rule):
                 statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
                 fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
             self.report(first, message, fix=fix)
+
+    def _report_kept_arguments(
+        self, flow: GraphFlow, flows: List[GraphFlow], facts: ModuleFacts, maybe_none: Set[str]
+    ) -> None:
+        """A forward that folds an argument into state it keeps on the module (``self.center = 0.9 *
+        self.center + 0.1 * t.mean(0)``) and whose output goes through that state, called in this
+        file's training loop with an argument that holds a graph (``crit(student(x),
+        teacher(x))``): each call's state holds the previous call's graph, which the previous
+        backward freed. Within forward the argument's graph is unknown, so the state-kept check
+        above sees none; the call that hands it one is the evidence."""
+        forward = flow.scope
+        summary = flow.summary
+        if not isinstance(forward, cst.FunctionDef) or forward.name.value != "forward" or summary is None:
+            return
+        carried = flow.carried[forward]
+        returned = flow.returned.labels if flow.returned is not None else frozenset()
+        end = flow.loop_end.get(forward, {})
+        body = loops.block_statements(forward.body)
+        for param, attrs in sorted(summary.accumulated_params.items()):
+            for attr in sorted(attrs):
+                name = f"self.{attr}"
+                kept = end.get(name)
+                if kept is not None and kept.level >= GRAPH:
+                    continue  # a graph of forward's own: the state-kept check above decides
+                if name not in carried.names or ("carry", forward, name) not in returned:
+                    continue
+                if not any(a.name == name and not a.graph_off for a in flow.assignments):
+                    continue  # only rebuilt under ``torch.no_grad()``
+                if self._state_is_reset(flows, facts, flow.class_name, attr):
+                    continue
+                first = carried.first_read[name]
+                if _rewritten_before_read_when_set(forward, name, first):
+                    continue
+                call = self._graph_passed(flows, flow, summary, param)
+                anchor = _top_statement(body, first)
+                if call is None or anchor is None:
+                    continue
+                line = self.context.get(PositionProvider, call).start.line
+                message = self.ARGUMENT_STATE_MESSAGE.format(name=name, param=param, line=line)
+                fix: Optional[Fix] = None
+                model = self.context.model
+                cls = model.cls(flow.class_qualname) if flow.class_qualname else None
+                held = model.attribute(cls, attr) if cls is not None else None
+                if not _stays_a_tensor(forward, name, held):
+                    message += f" (no fix: `{name}` is not known to be a tensor; detach it in forward)"
+                else:
+                    statements = _detach_statements([name], ["tensor"], maybe_none, self._fresh_name())
+                    fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
+                self.report(first, message, fix=fix)
+
+    def _graph_passed(
+        self, flows: List[GraphFlow], flow: GraphFlow, summary: FunctionSummary, param: str
+    ) -> Optional[cst.Call]:
+        """A call in this file, inside a loop that back-propagates, of an object of ``flow``'s class
+        that passes a value holding a graph for ``param`` of its forward."""
+        params = [p for p in summary.params if p != "self"]
+        for other in flows:
+            training = {loop for b in other.backwards.values() for loop in other.loops_of(b.loops)}
+            for called in other.instance_calls:
+                if called.cls != flow.class_name or not training & set(called.loops):
+                    continue
+                for index, arg in enumerate(called.call.args):
+                    spelled = arg.keyword.value if arg.keyword is not None else (
+                        params[index] if index < len(params) and not arg.star else None
+                    )
+                    value = called.args[index]
+                    if spelled == param and value.level >= GRAPH and not value.graph_is_assumed:
+                        return called.call
+        return None
 
     def _also_holds_non_tensor(self, flow: GraphFlow, attr: str) -> bool:
         """Somewhere (``__init__``, a reset) the attribute is given a number, a container or another
@@ -699,6 +782,37 @@ def _state_kind(kinds: Kinds) -> str:
     if kinds == {TENSORS} or parts is not None and all(p == {TENSOR} for p in parts):
         return "tuple"
     return "unknown"
+
+
+def _stays_a_tensor(forward: cst.FunctionDef, name: str, held: Optional[AttributeSummary]) -> bool:
+    """``self.<attr>`` starts as a tensor in ``__init__`` and only ``forward`` rebinds it, each time with
+    arithmetic on its own value (``0.9 * self.center + 0.1 * m``): an operation with a tensor operand
+    gives a tensor (or raises), so the attribute is a tensor on every call."""
+    if held is None or held.kind is not AttrKind.TENSOR or set(held.assigned_in) - {"__init__", "forward"}:
+        return False
+    values = [
+        small.value
+        for node in loops.walk(forward)
+        if isinstance(node, cst.SimpleStatementLine)
+        for small in node.body
+        if isinstance(small, cst.Assign) and name in _assigned_names(small)
+    ]
+    other = [
+        node for node in loops.walk(forward)
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign)) and name in _assigned_names(node)
+    ]
+    return bool(values) and not other and all(_arithmetic_on(value, name) for value in values)
+
+
+def _arithmetic_on(value: cst.BaseExpression, name: str) -> bool:
+    """``value`` is arithmetic one of whose operands, through other arithmetic, is ``name`` itself."""
+    if isinstance(value, cst.BinaryOperation):
+        return any(
+            dotted_name(part) == name or _arithmetic_on(part, name) for part in (value.left, value.right)
+        )
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        return dotted_name(value.expression) == name or _arithmetic_on(value.expression, name)
+    return False
 
 
 def _entry_is_tensor(flow: GraphFlow, loop: cst.CSTNode, entry: loops.CarriedEntry, state: Optional[Dict] = None) -> bool:
