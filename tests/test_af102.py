@@ -892,3 +892,23 @@ def test_state_assigned_after_backward_from_a_new_forward_is_not_carried():
                 previous = model(torch.cat([x, previous], 1))
         """)
     assert not result.findings
+
+
+def test_entry_refreshed_by_a_fresh_forward_after_backward_is_not_carried_state():
+    # The entry is rebuilt after each backward() from another entry of the dict (no graph): what
+    # the next pass reads is that fresh forward, not the freed graph.
+    _, result = run(
+        """
+        net = nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        store = {"x": torch.randn(4, 3), "y": torch.randn(4, 1)}
+        store["pred"] = net(store["x"])
+        for _ in range(3):
+            loss = (store["pred"] - store["y"]).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            store["pred"] = net(store["x"])
+        """
+    )
+    assert not any('store["pred"]' in f.message for f in result.findings), result.findings

@@ -620,6 +620,7 @@ class CarriedState(Rule):
         # ... built before a backward of the same iteration freed it.
         positions = self.context.metadata(PositionProvider)
         backwards = [(_start(positions, b.call), b) for b in flow.backwards.values() if loop in b.loops]
+        entries = {e.name for e in flow.carried_entries.get(loop, ())}
         for assignment in flow.assignments:
             if assignment.name != name or loop not in assignment.loops or assignment.value.level < GRAPH:
                 continue
@@ -629,6 +630,12 @@ class CarriedState(Rule):
             # ... or after it, from what it went through (``prev = out``, ``center = 0.9 * center +
             # 0.1 * t.mean(0)`` past ``loss.backward()``): built on the graph that backward freed.
             made_of = {label for label in assignment.value.labels if label[0] != "assumed"}
+            if name in entries:
+                # An entry stored after the backward: what the other entries of its container
+                # hold is read as one value (``trajectories["state"]`` as all of ``trajectories``),
+                # so only a value made from the entry's own previous one is known to be the freed
+                # graph (``state["c"] = 0.9 * state["c"] + ...``), not a fresh forward of another entry.
+                made_of &= {("carry", loop, name)}
             if any(start < at and made_of & backward.value.labels for start, backward in backwards):
                 return True
         return False
