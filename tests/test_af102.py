@@ -220,6 +220,60 @@ def test_unknown_state_is_reported_without_a_fix():
     assert result.fixed.decode() == source
 
 
+@pytest.mark.parametrize(
+    ("src", "why"),
+    [
+        pytest.param(
+            """
+            cell = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+            state = {"h": torch.zeros(2, 8), "steps": 0}
+            for x in batches:
+                state["h"] = cell(x, state["h"])
+                state["h"].sum().backward()
+                opt.step()
+            """,
+            "`state[\"h\"]` is not known to be a tensor",
+            id="dict that also holds a number",
+        ),
+        pytest.param(
+            """
+            cell = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+            h = torch.zeros(3, 2, 8)
+            for x in batches:
+                for layer in range(3):
+                    h[layer] = cell(x, h[layer])
+                h.sum().backward()
+                opt.step()
+            """,
+            "`h[layer]` is not known to be a tensor",
+            id="rows of a tensor written in place",
+        ),
+        pytest.param(
+            """
+            cell = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+            state = {"h": torch.zeros(2, 8)}
+            for x in batches:
+                if x.numel():
+                    state["h"] = cell(x, state["h"])
+                state["h"].sum().backward()
+                opt.step()
+            """,
+            "not read on every way",
+            id="entry read under a branch",
+        ),
+    ],
+)
+def test_carried_entry_of_unproven_kind_is_reported_without_a_fix(src, why):
+    source, result = run(src)
+    assert [f.code for f in result.findings] == ["AF102"]
+    assert result.findings[0].fix is None
+    assert why in result.findings[0].message, result.findings[0].message
+    assert result.fixed.decode() == source
+
+
 def test_retain_graph_makes_the_fix_unsafe():
     src = """
     rnn = nn.GRU(8, 16)
@@ -488,6 +542,55 @@ _noop = [
                     opt.step()
         """,
         id="detached on every pass after the first that back-propagates",
+    ),
+    pytest.param(
+        """
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        outputs = [torch.zeros(3, 2) for _ in range(5)]
+        for t in range(5):
+            outputs[t] = net(torch.randn(3, 4)) + outputs[t]
+            outputs[t].pow(2).mean().backward()
+            opt.step()
+        """,
+        id="a list slot keyed by the loop's own counter is a new entry on every pass",
+    ),
+    pytest.param(
+        """
+        cell = nn.GRUCell(4, 8)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        state = {"h": torch.zeros(2, 8), "steps": 0}
+        for x in batches:
+            state["h"] = cell(x, state["h"].detach())
+            state["steps"] = state["steps"] + 1
+            state["h"].sum().backward()
+            opt.step()
+        """,
+        id="dict entry detached where it is read, a counter entry beside it",
+    ),
+    pytest.param(
+        """
+        class CentreLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("centre", torch.zeros(1, 4))
+
+            def forward(self, s, t):
+                loss = (s - t + self.centre).pow(2).mean()
+                self.centre = 0.9 * self.centre + 0.1 * t.mean(0, keepdim=True)
+                return loss
+
+        student, teacher = nn.Linear(4, 4), nn.Linear(4, 4)
+        crit = CentreLoss()
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+        for x in batches:
+            with torch.no_grad():
+                target = teacher(x)
+            loss = crit(student(x), target)
+            loss.backward()
+            opt.step()
+        """,
+        id="running centre of a forward argument the caller made under no_grad",
     ),
 ]
 
@@ -789,3 +892,23 @@ def test_state_assigned_after_backward_from_a_new_forward_is_not_carried():
                 previous = model(torch.cat([x, previous], 1))
         """)
     assert not result.findings
+
+
+def test_entry_refreshed_by_a_fresh_forward_after_backward_is_not_carried_state():
+    # The entry is rebuilt after each backward() from another entry of the dict (no graph): what
+    # the next pass reads is that fresh forward, not the freed graph.
+    _, result = run(
+        """
+        net = nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        store = {"x": torch.randn(4, 3), "y": torch.randn(4, 1)}
+        store["pred"] = net(store["x"])
+        for _ in range(3):
+            loss = (store["pred"] - store["y"]).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            store["pred"] = net(store["x"])
+        """
+    )
+    assert not any('store["pred"]' in f.message for f in result.findings), result.findings

@@ -148,6 +148,8 @@ class Val:
 
 
 CLEAN = Val()
+#: spells an expression as source text (the key of a container's entry)
+_SPELLER = cst.Module([])
 _TENSOR_KIND: Kinds = frozenset({TENSOR})
 #: labels saying a value's graph or kind was not proven (see :attr:`Val.graph_is_assumed`)
 _UNPROVEN_LABELS: FrozenSet[Label] = frozenset({("unproven",), ("assumed",)})
@@ -561,6 +563,20 @@ class Assignment:
     name: str
     value: Val
     loops: Tuple[cst.CSTNode, ...]
+    #: made where autograd is off (``torch.no_grad()``): no graph, whatever the operands hold
+    graph_off: bool = False
+
+
+@dataclass(frozen=True)
+class InstanceCall:
+    """A call of an object of a project class (``crit(student(x), teacher(x))``) where autograd is on."""
+
+    call: cst.Call
+    #: the class as spelled where the object was built (``ModuleFacts.instance_class``)
+    cls: str
+    #: what each argument holds, in the order written
+    args: Tuple[Val, ...]
+    loops: Tuple[cst.CSTNode, ...]
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -624,6 +640,14 @@ class GraphFlow:
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
+        #: entries of containers the loop never rebinds that an iteration reads before it stores
+        #: them (``state["h"] = rnn(x, state["h"])``): their container is carried too
+        self.carried_entries: Dict[cst.CSTNode, List[loops.CarriedEntry]] = {}
+        #: calls of objects of project classes with autograd on, and what their arguments hold
+        self.instance_calls: List[InstanceCall] = []
+        #: container → the names of its carried entries (``state`` → ``state["h"]``): each entry is
+        #: a value of its own in the states, so one entry's graph is not taken for another's
+        self._entries_of: Dict[str, Set[str]] = {}
         self.loop_end: Dict[cst.CSTNode, State] = {}
         #: what each loop's first iteration starts from (joined over the times it is entered)
         self.loop_entry: Dict[cst.CSTNode, State] = {}
@@ -702,6 +726,11 @@ class GraphFlow:
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
                 receiver = node.func.value
                 name = dotted_name(receiver)
+                if is_function_backward(self.context, node):
+                    # ``accelerator.backward(loss)``: the receiver is the wrapper that back-propagates
+                    # its argument, not a tensor; what is read from it (``accelerator.num_processes``)
+                    # holds no graph.
+                    continue
                 if name:
                     names.add(name)
                 elif isinstance(receiver, cst.Subscript):
@@ -914,6 +943,17 @@ class GraphFlow:
             carried = self.carried[loop] = loops.carried_names(
                 loop.body, test, fixed, loop.target if isinstance(loop, cst.For) else None, unbound
             )
+        entries = self.carried_entries.get(loop)
+        if entries is None:
+            entries = self.carried_entries[loop] = loops.carried_entries(loop, carried.assignments)
+        if entries:
+            pre = dict(pre)
+            for entry in entries:
+                self._entries_of.setdefault(entry.container, set()).add(entry.name)
+                if entry.name not in pre:
+                    # Where the loop starts, the entry holds what the container's entries hold.
+                    container = self._read(entry.container, pre)
+                    pre[entry.name] = Val(container.level, container.labels, element_kinds(container.kinds))
         self.loop_entry[loop] = _join_states(self.loop_entry.get(loop, {}), pre)
         self.first_entry.setdefault(loop, dict(pre))
         kept_clean = self._detached_with_every_backward(loop)
@@ -923,7 +963,7 @@ class GraphFlow:
         end: State = dict(pre)
         for _ in range(4):
             head = dict(back)
-            for name in carried.names:
+            for name in carried.names | {entry.name for entry in entries}:
                 if name not in kept_clean:
                     head[name] = self._read(name, head).with_labels([("carry", loop, name)])
             for name in read_only:
@@ -1259,6 +1299,8 @@ class GraphFlow:
                 kinds = container.kinds
                 if kinds == {TENSOR_DICT} and not value.is_tensor:
                     kinds = frozenset({DICT})
+                elif kinds == {TENSOR_LIST} and value.is_tensor:
+                    pass  # ``hiddens[i] = cell(x, hiddens[i])``: still a list of tensors
                 elif not (kinds <= {TENSOR, DICT, TENSOR_DICT} and kinds):
                     kinds = UNKNOWN  # a list of tensors with a number stored in it, ...
                 if (
@@ -1273,6 +1315,9 @@ class GraphFlow:
                     self._record_accumulation(stmt, name, value_node, value, kind, state)
                     container = container.with_labels([("acc", name)])
                 self._assign(name, Val(kinds=kinds).join_graph(container.join(value)), state, stmt)
+                entry = self._entry_name(target)
+                if entry is not None:
+                    self._assign(entry, value, state, stmt)
                 if value.level < GRAPH and any(target.deep_equals(entry) for entry in self._backward_entries):
                     # ``output["loss"] = output["loss"].detach()``: the entry that proved a graph no
                     # longer holds one; what the other entries hold is not known.
@@ -1289,10 +1334,21 @@ class GraphFlow:
             # ``self.w = self.w.to(device)`` on a registered Parameter: the module stores a
             # Parameter there or raises, so the attribute stays a leaf, not this value's graph.
             value = Val(LEAF, kinds=_TENSOR_KIND)
+        for entry in self._entries_of.get(name, ()):
+            state.pop(entry, None)  # a new container: none of the old one's entries
         self._assign(name, value, state, stmt, value_node is not None and _cut_expression(value_node))
         if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_name(value_node):
             # ``w.requires_grad = True`` on a tensor: from here on ``w`` is a leaf autograd tracks.
             self._make_leaf(dotted_name(target.value), state)
+
+    def _entry_name(self, node: cst.Subscript) -> Optional[str]:
+        """The name of the carried entry ``node`` spells (``state["h"]``), if it is one."""
+        container = dotted_name(node.value)
+        entries = self._entries_of.get(container) if container is not None else None
+        if not entries or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        name = f"{container}[{_SPELLER.code_for_node(node.slice[0].slice.value)}]"
+        return name if name in entries else None
 
     def _make_leaf(self, name: Optional[str], state: State) -> None:
         if name is not None and not self._nograd and self._read(name, state).is_tensor:
@@ -1410,7 +1466,7 @@ class GraphFlow:
         if "." in name:
             self._note_extension(name)
         state[name] = value
-        self.assignments.append(Assignment(stmt, name, value, tuple(self._loops)))
+        self.assignments.append(Assignment(stmt, name, value, tuple(self._loops), self._nograd > 0))
 
     def _extensions(self, name: str) -> Set[str]:
         """The keys that may extend ``name`` in this scope's states (``self.x``, ``self.x.y`` for ``self``).
@@ -1557,6 +1613,10 @@ class GraphFlow:
             value = self._expr(node.value, state)
             for element in node.slice:
                 self._scan(element, state)
+            entry_name = self._entry_name(node)
+            if entry_name is not None and entry_name in state:
+                # What the entry holds; a total kept in the container (``("acc", name)``) is read with it.
+                return state[entry_name].with_labels(label for label in value.labels if label[0] == "acc")
             sliced = any(isinstance(e.slice, cst.Slice) for e in node.slice)
             kinds = value.kinds if sliced and value.kinds <= {TENSOR, TENSORS, TENSOR_LIST} else element_kinds(value.kinds)
             shape = tuple_parts(value.kinds)
@@ -1652,6 +1712,9 @@ class GraphFlow:
         func = call.func
         args = [self._expr(arg.value, state) for arg in call.args]
         joined = _join_all(args)
+        called = dotted_name(func)
+        if called is not None and called in self.facts.instance_class and not self._nograd:
+            self.instance_calls.append(InstanceCall(call, self.facts.instance_class[called], tuple(args), tuple(self._loops)))
         if is_backward_call(self.context, call):
             target = self._expr(func.value, state) if isinstance(func, cst.Attribute) and func.attr.value == "backward" else joined
             if (

@@ -583,3 +583,165 @@ class _Walker:
             self.read(target, defined)
         elif isinstance(target, cst.Attribute) and not isinstance(target.value, cst.Name):
             self.read(target.value, defined)
+
+
+# --------------------------------------------------------------------------- entries of containers
+
+
+@dataclass(frozen=True)
+class CarriedEntry:
+    """One entry of a container (``state["h"]``, ``hiddens[i]``) that an iteration reads before it
+    stores a new value there: the read sees what the previous iteration stored.
+
+    The container itself is never rebound by the loop, so the name-level walk above does not
+    carry it; only entries under the same key in every iteration count: a literal key, or a name
+    bound by an inner ``for`` over ``range(...)``/``enumerate(...)`` (each pass of the outer loop
+    walks the same keys again, each inner pass another one). A key the loop's own target binds
+    (``outputs[t]``) names a new entry every iteration, and any other key may do so."""
+
+    #: the container's dotted name
+    container: str
+    #: the key as spelled (``"h"``, ``i``)
+    key: str
+    #: the first read of the entry in an iteration, before the store
+    read: cst.Subscript
+    #: the loop whose body is the block the read sits in at top level: the loop carrying the
+    #: entry, or the inner loop binding its key
+    owner: cst.CSTNode
+    #: the body also stores into the container under a key no iteration reads first (``state[0]``
+    #: beside ``state[i]``): that store may be the entry this one reads in the same iteration
+    others_stored: bool
+
+    @property
+    def name(self) -> str:
+        """How the program model names the entry (``state["h"]``), beside dotted names."""
+        return f"{self.container}[{self.key}]"
+
+
+def carried_entries(loop: cst.CSTNode, rebound: Iterable[str]) -> List[CarriedEntry]:
+    """The entries ``loop`` (a ``for`` or ``while``) carries from one iteration to the next through
+    containers its body never rebinds (``rebound``: the names it does assign)."""
+    rebound = set(rebound)
+    if isinstance(loop, cst.For):
+        rebound |= {name for name, _ in target_names(loop.target)}  # a new key on every pass
+    body = getattr(loop, "body", None)
+    if body is None:
+        return []
+    #: (container, key text) → the first event: ("read" | "store", node, owner loop)
+    first: Dict[Tuple[str, str], Tuple[str, cst.Subscript, cst.CSTNode]] = {}
+
+    def key_owner(subscript: cst.Subscript, inner: Sequence[cst.CSTNode]) -> Optional[cst.CSTNode]:
+        """The loop whose iterations walk the same key again: ``loop`` for a literal, the inner
+        ``for`` over ``range``/``enumerate`` binding a plain-name key."""
+        if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            return None
+        key = subscript.slice[0].slice.value
+        if isinstance(key, (cst.SimpleString, cst.Integer)):
+            return loop
+        if not isinstance(key, cst.Name):
+            return None
+        if key.value not in rebound:
+            return loop  # a name the loop never rebinds: the same entry every time
+        if key.value not in _inner_targets(inner):
+            return None
+        for candidate in reversed(inner):
+            if isinstance(candidate, cst.For) and key.value in _counter_targets(candidate):
+                return candidate
+        return None
+
+    def event(kind: str, node: cst.Subscript, inner: Sequence[cst.CSTNode]) -> None:
+        container = dotted_name(node.value)
+        if container is None or container in rebound:
+            return
+        owner = key_owner(node, inner)
+        index = node.slice[0].slice
+        if owner is None or not isinstance(index, cst.Index):
+            return
+        entry = (container, _EMPTY.code_for_node(index.value))
+        first.setdefault(entry, (kind, node, owner))
+
+    def visit(node: cst.CSTNode, inner: Tuple[cst.CSTNode, ...]) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(node, (cst.For, cst.While)):
+            inner = (*inner, node)
+        if isinstance(node, cst.Assign):
+            # The value is evaluated before the targets are stored.
+            visit(node.value, inner)
+            for target in node.targets:
+                for part in target_parts(target.target):
+                    if isinstance(part, cst.Subscript):
+                        for element in part.slice:
+                            visit(element, inner)
+                        event("store", part, inner)
+                    else:
+                        visit(part, inner)
+            return
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+            visit(node.value, inner)
+            event("read", node.target, inner)
+            return
+        if (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("detach", "detach_") and isinstance(node.func.value, cst.Subscript)
+        ):
+            # ``state["h"].detach()`` reads no graph: for what follows, the entry is cut as by a store.
+            event("store", node.func.value, inner)
+            for element in node.func.value.slice:
+                visit(element, inner)
+            return
+        if isinstance(node, cst.Subscript):
+            event("read", node, inner)
+        for child in children(node):
+            visit(child, inner)
+
+    visit(body, ())
+    stored = _stored_keys(body)
+    carried = {entry for entry, (kind, _, _) in first.items() if kind == "read" and entry[1] in stored.get(entry[0], ())}
+    return [
+        CarriedEntry(
+            entry[0], entry[1], first[entry][1], first[entry][2],
+            any((entry[0], key) not in carried for key in stored[entry[0]]),
+        )
+        for entry in carried
+    ]
+
+
+def _stored_keys(body: cst.CSTNode) -> Dict[str, Set[Optional[str]]]:
+    """Container → the keys (as spelled; None for a slice or several) ``body`` stores into with a plain
+    or augmented assignment (``state["h"] = ...``, ``hiddens[i] += ...``)."""
+    found: Dict[str, Set[Optional[str]]] = {}
+    for node in walk(body):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [part for t in node.targets for part in target_parts(t.target)]
+        elif isinstance(node, cst.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            container = dotted_name(target.value) if isinstance(target, cst.Subscript) else None
+            if container is None or not isinstance(target, cst.Subscript):
+                continue
+            index = target.slice[0].slice if len(target.slice) == 1 else None
+            found.setdefault(container, set()).add(
+                _EMPTY.code_for_node(index.value) if isinstance(index, cst.Index) else None
+            )
+    return found
+
+
+def _counter_targets(loop: cst.For) -> Set[str]:
+    """The index a ``for`` over ``range(...)`` (its target) or ``enumerate(...)`` (the first name of
+    its target) binds: a different value on each pass."""
+    iterable = loop.iter
+    if not isinstance(iterable, cst.Call):
+        return set()
+    called = dotted_name(iterable.func)
+    if called == "range" and isinstance(loop.target, cst.Name):
+        return {loop.target.value}
+    if called == "enumerate" and isinstance(loop.target, (cst.Tuple, cst.List)) and loop.target.elements:
+        first = loop.target.elements[0].value
+        return {first.value} if isinstance(first, cst.Name) else set()
+    return set()
+
+
+def _inner_targets(inner: Sequence[cst.CSTNode]) -> Set[str]:
+    return {name for loop in inner if isinstance(loop, cst.For) for name, _ in target_names(loop.target)}

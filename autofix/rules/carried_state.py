@@ -15,6 +15,7 @@ from autofix.analysis.dataflow import (
     NONE,
     TENSOR,
     TENSOR_DICT,
+    TENSOR_LIST,
     TENSORS,
     Kinds,
     tuple_parts,
@@ -28,7 +29,7 @@ from autofix.analysis.dataflow import (
 from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
-from autofix.model.summaries import AttrKind
+from autofix.model.summaries import AttrKind, AttributeSummary, FunctionSummary
 from autofix.model.vocabulary import FACTORIES, FRESH_METHODS, SAVES_OUTPUT
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
@@ -78,6 +79,14 @@ class CarriedState(Rule):
     `torch.no_grad()`. A method of a class that calls `backward()` counts as
     one iteration of its caller's loop for the `self.*` state it carries.
 
+    State kept in an entry of a dict or list the loop never rebinds counts
+    the same way (`state["h"] = rnn(x, state["h"])`, `hiddens[i] =
+    cell(x, hiddens[i])` in an inner `for i in range(...)`): an entry under
+    the same key on every pass (a literal, a name the loop does not change,
+    or the counter of an inner `range`/`enumerate` loop) that an iteration
+    reads before it stores it. Each entry is a value of its own: a counter
+    kept beside the state in the same dict carries nothing.
+
     A read sees the previous iteration only on a way through the body that
     can run: an `if`/`elif` chain on a setting no iteration changes
     (`self.mode` set in `__init__`, `args.hier` of a parameter the loop does
@@ -88,6 +97,14 @@ class CarriedState(Rule):
     project function hands back carries only the graphs of the arguments
     each returned element reads where gradients flow (a hand-written batch
     norm's output does not read its moving averages).
+
+    A forward that folds one of its arguments into state it keeps on the
+    module (`self.center = 0.9 * self.center + 0.1 * t.mean(0)`), outside
+    `torch.no_grad()`, while its output goes through that state, is reported
+    where a training loop of the same file passes that argument a graph
+    (`crit(student(x), teacher(x))`); the fix detaches the state as forward
+    starts only where it is a tensor on every call (a tensor in `__init__`,
+    rebound only by arithmetic on itself).
 
     A test no iteration changes is also a fact of the way that passed it:
     past `assert cost < 0`, an `if cost >= 0:` does not run. A graph made
@@ -150,7 +167,13 @@ class CarriedState(Rule):
     value that already holds a graph where the loop is first entered (the
     output of a forward run before it) gets no fix: a detach as each
     iteration starts would also cut the first step's gradient into what made
-    it.
+    it. A carried entry is detached in place (`state["h"] =
+    state["h"].detach()`) right before the statement that reads it, in the
+    block of the loop that walks its key; only where the container is known
+    to be a dict or list of tensors (not a dict that also holds a number, not
+    a tensor written row by row), where that statement reads the entry on
+    every way (not under an `if` or a conditional expression), and where no
+    other key of the container is stored in the loop.
 
     ## Fix safety
     The fix turns the (failing) full back-propagation through time into
@@ -203,6 +226,11 @@ class CarriedState(Rule):
     INIT_MESSAGE = (
         "`{name}` was computed from parameters once, in `__init__`, and every iteration back-propagates "
         "through it: {effect} (no fix: compute it from the parameters in each iteration, where the loss is built)"
+    )
+    ARGUMENT_STATE_MESSAGE = (
+        "`{name}` keeps the graph of argument `{param}` (given one by the call on line {line}) from one call "
+        "to the next, and this forward's output goes through it: the next backward() reaches the graph "
+        "the previous one freed; detach it as forward starts, or update it under torch.no_grad()"
     )
     INIT_FREED = "the first backward() frees its graph and the next one fails"
     INIT_FORWARD_MESSAGE = (
@@ -269,6 +297,7 @@ class CarriedState(Rule):
         for flow in flows:
             if isinstance(flow.scope, cst.FunctionDef) and keeps_state_on_self(flow.scope) and self._in_module(flow):
                 self._report_module_state(flow, flows, facts, maybe_none, elsewhere)
+                self._report_kept_arguments(flow, flows, facts, maybe_none)
 
     def _report_stateful_instances(self, flow: GraphFlow) -> None:
         """A loop that back-propagates and calls a module whose state (kept on the module, in
@@ -434,6 +463,75 @@ class CarriedState(Rule):
                 fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
             self.report(first, message, fix=fix)
 
+    def _report_kept_arguments(
+        self, flow: GraphFlow, flows: List[GraphFlow], facts: ModuleFacts, maybe_none: Set[str]
+    ) -> None:
+        """A forward that folds an argument into state it keeps on the module (``self.center = 0.9 *
+        self.center + 0.1 * t.mean(0)``) and whose output goes through that state, called in this
+        file's training loop with an argument that holds a graph (``crit(student(x),
+        teacher(x))``): each call's state holds the previous call's graph, which the previous
+        backward freed. Within forward the argument's graph is unknown, so the state-kept check
+        above sees none; the call that hands it one is the evidence."""
+        forward = flow.scope
+        summary = flow.summary
+        if not isinstance(forward, cst.FunctionDef) or forward.name.value != "forward" or summary is None:
+            return
+        carried = flow.carried[forward]
+        returned = flow.returned.labels if flow.returned is not None else frozenset()
+        end = flow.loop_end.get(forward, {})
+        body = loops.block_statements(forward.body)
+        for param, attrs in sorted(summary.accumulated_params.items()):
+            for attr in sorted(attrs):
+                name = f"self.{attr}"
+                kept = end.get(name)
+                if kept is not None and kept.level >= GRAPH:
+                    continue  # a graph of forward's own: the state-kept check above decides
+                if name not in carried.names or ("carry", forward, name) not in returned:
+                    continue
+                if not any(a.name == name and not a.graph_off for a in flow.assignments):
+                    continue  # only rebuilt under ``torch.no_grad()``
+                if self._state_is_reset(flows, facts, flow.class_name, attr):
+                    continue
+                first = carried.first_read[name]
+                if _rewritten_before_read_when_set(forward, name, first):
+                    continue
+                call = self._graph_passed(flows, flow, summary, param)
+                anchor = _top_statement(body, first)
+                if call is None or anchor is None:
+                    continue
+                line = self.context.get(PositionProvider, call).start.line
+                message = self.ARGUMENT_STATE_MESSAGE.format(name=name, param=param, line=line)
+                fix: Optional[Fix] = None
+                model = self.context.model
+                cls = model.cls(flow.class_qualname) if flow.class_qualname else None
+                held = model.attribute(cls, attr) if cls is not None else None
+                if not _stays_a_tensor(forward, name, held):
+                    message += f" (no fix: `{name}` is not known to be a tensor; detach it in forward)"
+                else:
+                    statements = _detach_statements([name], ["tensor"], maybe_none, self._fresh_name())
+                    fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
+                self.report(first, message, fix=fix)
+
+    def _graph_passed(
+        self, flows: List[GraphFlow], flow: GraphFlow, summary: FunctionSummary, param: str
+    ) -> Optional[cst.Call]:
+        """A call in this file, inside a loop that back-propagates, of an object of ``flow``'s class
+        that passes a value holding a graph for ``param`` of its forward."""
+        params = [p for p in summary.params if p != "self"]
+        for other in flows:
+            training = {loop for b in other.backwards.values() for loop in other.loops_of(b.loops)}
+            for called in other.instance_calls:
+                if called.cls != flow.class_name or not training & set(called.loops):
+                    continue
+                for index, arg in enumerate(called.call.args):
+                    spelled = arg.keyword.value if arg.keyword is not None else (
+                        params[index] if index < len(params) and not arg.star else None
+                    )
+                    value = called.args[index]
+                    if spelled == param and value.level >= GRAPH and not value.graph_is_assumed:
+                        return called.call
+        return None
+
     def _also_holds_non_tensor(self, flow: GraphFlow, attr: str) -> bool:
         """Somewhere (``__init__``, a reset) the attribute is given a number, a container or another
         object (``self.h = 0``): a ``.detach()`` as forward starts would raise on the call after it."""
@@ -522,6 +620,7 @@ class CarriedState(Rule):
         # ... built before a backward of the same iteration freed it.
         positions = self.context.metadata(PositionProvider)
         backwards = [(_start(positions, b.call), b) for b in flow.backwards.values() if loop in b.loops]
+        entries = {e.name for e in flow.carried_entries.get(loop, ())}
         for assignment in flow.assignments:
             if assignment.name != name or loop not in assignment.loops or assignment.value.level < GRAPH:
                 continue
@@ -531,6 +630,12 @@ class CarriedState(Rule):
             # ... or after it, from what it went through (``prev = out``, ``center = 0.9 * center +
             # 0.1 * t.mean(0)`` past ``loss.backward()``): built on the graph that backward freed.
             made_of = {label for label in assignment.value.labels if label[0] != "assumed"}
+            if name in entries:
+                # An entry stored after the backward: what the other entries of its container
+                # hold is read as one value (``trajectories["state"]`` as all of ``trajectories``),
+                # so only a value made from the entry's own previous one is known to be the freed
+                # graph (``state["c"] = 0.9 * state["c"] + ...``), not a fresh forward of another entry.
+                made_of &= {("carry", loop, name)}
             if any(start < at and made_of & backward.value.labels for start, backward in backwards):
                 return True
         return False
@@ -539,6 +644,13 @@ class CarriedState(Rule):
         self, flow: GraphFlow, facts: ModuleFacts, loop: cst.CSTNode, names: List[str], maybe_none: Set[str]
     ) -> None:
         carried = flow.carried[loop]
+        # Entries of containers the loop never rebinds (``state["h"] = rnn(x, state["h"])``).
+        entries = [e for e in flow.carried_entries.get(loop, ()) if e.name in names]
+        if entries:
+            self._report_entries(flow, loop, entries)
+            names = [n for n in names if n not in {e.name for e in entries}]
+            if not names:
+                return
         body = [s for s in loops.block_statements(getattr(loop, "body", loop)) if isinstance(s, cst.BaseStatement)]
         positions = self.context.metadata(PositionProvider)
         groups: Dict[cst.BaseStatement, List[str]] = {}
@@ -590,6 +702,46 @@ class CarriedState(Rule):
                 fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
             self.report(first, message, fix=fix)
 
+    def _report_entries(self, flow: GraphFlow, loop: cst.CSTNode, entries: List[loops.CarriedEntry]) -> None:
+        """Entries of containers the loop keeps (``state["h"]``, ``hiddens[i]``) that carry the graph:
+        each is detached (``state["h"] = state["h"].detach()``) right before the statement that reads
+        it, in the block of the loop that walks its key, where that statement reads it on every way
+        (so the entry exists there: the inserted read raises nothing the original would not)."""
+        positions = self.context.metadata(PositionProvider)
+        retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
+        groups: Dict[Optional[cst.BaseStatement], List[loops.CarriedEntry]] = {}
+        for entry in sorted(entries, key=lambda e: _start(positions, e.read)):
+            owner_body = [s for s in loops.block_statements(getattr(entry.owner, "body", entry.owner)) if isinstance(s, cst.BaseStatement)]
+            anchor = _top_statement(owner_body, entry.read)
+            groups.setdefault(anchor, []).append(entry)
+        end = flow.loop_end.get(loop, {})
+        for anchor, group in groups.items():
+            spelled = [self.context.code_for(e.read).strip() for e in group]
+            listed = ", ".join(f"`{n}`" for n in spelled)
+            message = self.MESSAGE.format(name=", ".join(spelled), verb="carry" if len(group) > 1 else "carries")
+            why = None
+            if any(_enters_with_graph(flow, loop, e.name) for e in group):
+                why = (f"{listed} already {'holds' if len(group) == 1 else 'hold'} a graph where the loop starts, "
+                       "and detaching it at the start of each iteration would change the first step's gradients; "
+                       "detach it after each backward()")
+            elif not all(_entry_is_tensor(flow, loop, e) and _entry_is_tensor(flow, loop, e, end) for e in group):
+                # A dict with other values, a list of unknown things, a tensor stored into in place.
+                why = f"{listed} {'is' if len(group) == 1 else 'are'} not known to be a tensor; detach it where it is read"
+            elif anchor is None or any(not _read_on_every_way(anchor, e.read) or e.others_stored for e in group):
+                # The read may not run (a branch, another key stored first): an entry read earlier
+                # might not exist yet, or be this iteration's own value.
+                why = f"{listed} {'is' if len(group) == 1 else 'are'} not read on every way through the iteration; detach it where it is read"
+            fix: Optional[Fix] = None
+            if why is not None:
+                message += f" (no fix: {why})"
+            else:
+                assert anchor is not None
+                statements = tuple(cst.parse_statement(f"{code} = {code}.detach()\n") for code in spelled)
+                title = "Detach " + listed + " at the start of each iteration"
+                edit = InsertBefore(anchor, statements)
+                fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
+            self.report(group[0].read, message, fix=fix)
+
     def _fresh_name(self) -> str:
         # The generator variable of a tuple-aware detach; pick one the file does not use.
         used = self.context.fact("carried_state.names", lambda: _all_names(self.context.module))
@@ -637,6 +789,62 @@ def _state_kind(kinds: Kinds) -> str:
     if kinds == {TENSORS} or parts is not None and all(p == {TENSOR} for p in parts):
         return "tuple"
     return "unknown"
+
+
+def _stays_a_tensor(forward: cst.FunctionDef, name: str, held: Optional[AttributeSummary]) -> bool:
+    """``self.<attr>`` starts as a tensor in ``__init__`` and only ``forward`` rebinds it, each time with
+    arithmetic on its own value (``0.9 * self.center + 0.1 * m``): an operation with a tensor operand
+    gives a tensor (or raises), so the attribute is a tensor on every call."""
+    if held is None or held.kind is not AttrKind.TENSOR or set(held.assigned_in) - {"__init__", "forward"}:
+        return False
+    values = [
+        small.value
+        for node in loops.walk(forward)
+        if isinstance(node, cst.SimpleStatementLine)
+        for small in node.body
+        if isinstance(small, cst.Assign) and name in _assigned_names(small)
+    ]
+    other = [
+        node for node in loops.walk(forward)
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign)) and name in _assigned_names(node)
+    ]
+    return bool(values) and not other and all(_arithmetic_on(value, name) for value in values)
+
+
+def _arithmetic_on(value: cst.BaseExpression, name: str) -> bool:
+    """``value`` is arithmetic one of whose operands, through other arithmetic, is ``name`` itself."""
+    if isinstance(value, cst.BinaryOperation):
+        return any(
+            dotted_name(part) == name or _arithmetic_on(part, name) for part in (value.left, value.right)
+        )
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        return dotted_name(value.expression) == name or _arithmetic_on(value.expression, name)
+    return False
+
+
+def _entry_is_tensor(flow: GraphFlow, loop: cst.CSTNode, entry: loops.CarriedEntry, state: Optional[Dict] = None) -> bool:
+    """The entry is a tensor, in a dict or a list of tensors, where ``loop`` is entered (``state``
+    None) or where its iteration ends. A tensor indexed in place (``h[l] = ...``) is no such
+    container: detaching an entry and storing it back leaves the tensor's own graph."""
+    values = flow.loop_entry.get(loop, {}) if state is None else state
+    container, value = values.get(entry.container), values.get(entry.name)
+    return (
+        container is not None and container.kinds in ({TENSOR_DICT}, {TENSOR_LIST})
+        and value is not None and value.is_tensor
+    )
+
+
+def _read_on_every_way(statement: cst.BaseStatement, read: cst.CSTNode) -> bool:
+    """``statement`` is a simple statement line whose evaluation reaches ``read`` on every way: not
+    inside a conditional expression, a boolean operator, a lambda or a comprehension."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    path = _path_to(statement, read)
+    return bool(path) and not any(
+        isinstance(node, (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.GeneratorExp, cst.ListComp,
+                          cst.SetComp, cst.DictComp))
+        for node in path
+    )
 
 
 def _keeps_whole_graph(flow: GraphFlow, loop: cst.CSTNode) -> bool:
