@@ -594,3 +594,84 @@ def test_shared_grads_follow_what_the_optimizer_zeroes(optimizer_params, guard, 
     _, result = run(_shared_grads_worker(optimizer_params, guard))
     found = [f for f in result.findings if "hands `model`'s gradient tensors" in f.message]
     assert bool(found) == reported
+
+
+_HAND_OVER_ONCE = """
+def ensure_shared_grads(model, shared_model):
+    for param, shared_param in zip(model.parameters(), shared_model.parameters()):
+        if shared_param.grad is not None:
+            return
+        shared_param._grad = param.grad
+"""
+
+
+@pytest.mark.parametrize(
+    "spelling, call",
+    [
+        pytest.param("from .utils import ensure_shared_grads", "ensure_shared_grads(local, shared)", id="relative"),
+        pytest.param("from pkg.utils import ensure_shared_grads", "ensure_shared_grads(shared_model=shared, model=local)",
+                     id="absolute-keywords"),
+        pytest.param("from pkg import utils", "utils.ensure_shared_grads(local, shared)", id="module"),
+    ],
+)
+def test_hand_over_helper_imported_from_another_file(tmp_path, spelling, call):
+    from autofix.model import clear_cache
+
+    clear_cache()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(_HAND_OVER_ONCE)
+    source = textwrap.dedent(f"""\
+        import torch
+        {spelling}
+
+
+        def train(shared, optimizer, data):
+            local = torch.nn.Linear(2, 1)
+            for x in data:
+                local.zero_grad()
+                local(x).sum().backward()
+                {call}
+                optimizer.step()
+        """)
+    path = package / "train.py"
+    path.write_text(source)
+    result = fix_source(source.encode(), str(path), Options(select=("AF104",), unsafe_fixes=True))
+    assert [f.message.split(" sets ")[0] for f in result.findings] == ["`local.zero_grad()`"]
+    assert "local.zero_grad(set_to_none=False)" in result.fixed.decode()
+
+
+def test_hand_over_in_a_step_method_zeroed_by_its_loop_too_has_no_fix():
+    # `run` zeroes the local model before `update`, which zeroes it again: making only one of the two
+    # zero in place still drops the tensors the shared model holds.
+    _, result = run(
+        """
+        class Worker:
+            def __init__(self, shared, optimizer):
+                self.shared, self.optimizer = shared, optimizer
+                self.model = torch.nn.Linear(2, 1)
+
+            def ensure_shared_grads(self):
+                for param, shared_param in zip(self.model.parameters(), self.shared.parameters()):
+                    if shared_param.grad is not None:
+                        return
+                    shared_param._grad = param.grad
+
+            def update(self, x):
+                self.model.zero_grad()
+                self.model(x).sum().backward()
+                self.ensure_shared_grads()
+                self.optimizer.step()
+
+            def run(self, data):
+                for x in data:
+                    self.model.zero_grad()
+                    self.update(x)
+        """,
+        unsafe=True,
+    )
+    [finding] = result.findings
+    assert "another `self.model.zero_grad()` in this file" in finding.message
+    assert finding.fix is None

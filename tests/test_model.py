@@ -1675,3 +1675,47 @@ def test_returned_param_sources_leave_out_what_only_autograd_off_code_reads():
     assert elements[0] == frozenset({"gamma", "X"})  # moving_mean is read only with autograd off
     assert elements[1] == frozenset({"moving_mean", "X"})
     assert elements[2] == frozenset({"net()", "X"})  # a module handed in runs a graph of its own
+
+
+def test_grad_hand_over_is_a_function_fact_found_through_a_base_class_in_another_file(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "workers/__init__.py": "",
+        "workers/base.py": """
+            def hand_over(model, shared, gpu=False):
+                for param, shared_param in zip(model.parameters(), shared.parameters()):
+                    shared_param._grad = param.grad
+
+            class Base:
+                def push(self):
+                    for shared_param, param in zip(self.shared.parameters(), self.local.parameters()):
+                        if shared_param.grad is not None:
+                            return
+                        shared_param._grad = param.grad
+
+                def copy(self):
+                    for shared_param, param in zip(self.shared.parameters(), self.local.parameters()):
+                        shared_param._grad = param.grad.clone()
+            """,
+        "workers/a3c.py": """
+            from .base import Base, hand_over
+
+            class Worker(Base):
+                def run(self):
+                    self.push()
+                    self.copy()
+                    hand_over(self.local, self.shared)
+            """,
+    })
+    model = model_of(tmp_path, "workers/a3c.py")
+    run = model.function("Worker.run")
+    assert run is not None
+    push, copy, helper = (model.callee(run, spelled) for spelled in ("self.push", "self.copy", "hand_over"))
+    assert isinstance(push, FunctionSummary) and [(h.local, h.conditional) for h in push.grad_hand_overs] == [
+        (Target("self", "local"), True)
+    ]
+    # A copy of the gradients is not the local tensors: zeroing them later does not reach it.
+    assert isinstance(copy, FunctionSummary) and not copy.grad_hand_overs
+    assert isinstance(helper, FunctionSummary) and [(h.local, h.conditional, h.line) for h in helper.grad_hand_overs] == [
+        (Target("param", "model"), False, 3)
+    ]

@@ -1125,6 +1125,9 @@ class Line:
     stmt: cst.BaseStatement
     #: For a simple line, its small statement (``;`` lines give one Line each); else ``None``.
     small: Optional[cst.BaseSmallStatement] = None
+    #: the method whose statements :func:`linear_block` put in place of its call, when the line
+    #: is one of them (``None``: the line is the block's own): the function its names are read in
+    inlined: Optional[cst.FunctionDef] = None
 
     @property
     def node(self) -> cst.CSTNode:
@@ -1146,6 +1149,7 @@ def linear_block(
     ``self.optimizer`` means the same object in all of them.
     """
     out: List[Line] = []
+    inlined = _inlining[-1] if _inlining else None
     for stmt in body:
         if isinstance(stmt, cst.With) and not any(disables_grad(context, i.item) or _catches(i.item) for i in stmt.items):
             out.extend(linear_block(context, _block_body(stmt.body), owner, _inlining))
@@ -1156,11 +1160,11 @@ def linear_block(
                     out.extend(linear_block(context, _block_body(method.body), owner, _inlining + (method,)))
                     # `print(self.train_step(b))`: the rest of the statement runs after the call.
                     if not (isinstance(small, cst.Expr) and method_call(small.value) is not None):
-                        out.append(Line(stmt, small))
+                        out.append(Line(stmt, small, inlined))
                 else:
-                    out.append(Line(stmt, small))
+                    out.append(Line(stmt, small, inlined))
         elif isinstance(stmt, cst.BaseStatement):
-            out.append(Line(stmt))
+            out.append(Line(stmt, None, inlined))
     return out
 
 

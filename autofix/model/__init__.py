@@ -32,6 +32,8 @@ How a rule queries it
                                     #   'accelerator'|'manual_backward'|'torch.autograd', retain_graph, line)]
     step.steps                      # [StepCall(optimizer=Target('self', 'optimizer'), known, line)]
     step.zero_grads                 # [ZeroGradCall(target=Target('self', 'optimizer'), line)]
+    step.grad_hand_overs            # [GradHandOver(local=Target('param', 'model'), conditional, line)]:
+                                    #   `for p, sp in zip(model.parameters(), shared.parameters()): sp._grad = p.grad`
     step.self_calls                 # ['model', 'backward_D', ...] every self.<x>(...) in order
     step.self_reads, step.self_writes
     step.returns                    # Returns(kinds={Kind.DICT}, dict_keys={'loss'}, tuple_kinds, via_calls)
@@ -97,6 +99,7 @@ from autofix.model.summaries import (
     BackwardCall,
     ClassSummary,
     FunctionSummary,
+    GradHandOver,
     Kind,
     ModuleSummary,
     Returns,
@@ -113,6 +116,7 @@ __all__ = [
     "ClassSummary",
     "Framework",
     "FunctionSummary",
+    "GradHandOver",
     "Kind",
     "LoopContract",
     "ModuleModel",

@@ -152,6 +152,23 @@ class ZeroGradCall:
 
 
 @dataclass(frozen=True)
+class GradHandOver:
+    """``for p, sp in zip(local.parameters(), shared.parameters()): sp._grad = p.grad``: a loop that
+    makes one model's gradient tensors another model's (the A3C worker's "ensure shared grads").
+    The shared model then steps with whatever those tensors hold, so the caller must zero them in
+    place (``zero_grad(set_to_none=False)``), not drop them."""
+
+    #: the model whose gradient tensors are handed over: a parameter, ``self.<attr>``, a local, or
+    #: ``expr`` (``self.master.model``, ``player.model``)
+    local: Target
+    #: an ``if`` in the loop breaks, returns or continues (``if sp.grad is not None: return``): the
+    #: hand-over is done once, while the shared gradients are unset, not on every call
+    conditional: bool
+    #: the ``for`` statement's line
+    line: int
+
+
+@dataclass(frozen=True)
 class Shape:
     """The structure of a value: a leaf :class:`Kind`, a tuple or list of known length
     (``out, (h, c)`` of an LSTM is ``TUPLE(GRAPH, TUPLE(GRAPH, GRAPH))``), or a dict whose
@@ -389,6 +406,9 @@ class FunctionSummary:
     #: a factory: every ``return`` hands back an object built by this (qualified) constructor
     #: (``return DualLoss(cfg)``, ``loss_fn = DualLoss(cfg); return loss_fn``)
     returned_constructor: Optional[str] = None
+    #: loops of its own body that hand one model's gradient tensors to another model's parameters,
+    #: in source order (:class:`GradHandOver`); read with the loops the reader walks anyway
+    grad_hand_overs: List[GradHandOver] = field(default_factory=list)
 
     def in_sync_gated(self, line: int) -> bool:
         """Is ``line`` inside a ``with accelerator.accumulate(...)`` block?"""
@@ -1151,6 +1171,10 @@ class _FunctionReader:
                 self._note_looped_calls(node)
                 if isinstance(node, (ast.For, ast.AsyncFor)):
                     self._bind(node.target, self._taint_of(node.iter), Kind.UNKNOWN)
+                    if type(node.iter) is ast.Call:
+                        hand_over = self._grad_hand_over(node)
+                        if hand_over is not None:
+                            self.summary.grad_hand_overs.append(hand_over)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     expr = item.context_expr
@@ -1273,6 +1297,45 @@ class _FunctionReader:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
         return self.summary
+
+    def _grad_hand_over(self, loop: Union[ast.For, ast.AsyncFor]) -> Optional[GradHandOver]:
+        """:class:`GradHandOver` when ``loop`` is ``for a, b in zip(x.parameters(), y.parameters())``
+        assigning one element's ``.grad`` to the other's ``.grad`` or ``._grad``."""
+        it = loop.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and len(it.args) == 2):
+            return None
+        owners: List[ast.expr] = []
+        for arg in it.args:
+            if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "parameters"):
+                return None
+            owners.append(arg.func.value)
+        spelled = [dotted(owner) for owner in owners]
+        target = loop.target
+        if None in spelled or spelled[0] == spelled[1] or not (
+            isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts)
+        ):
+            return None
+        names = [e.id for e in target.elts]  # type: ignore[attr-defined]
+        given: Optional[str] = None
+        for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and node.value.attr == "grad"):
+                continue
+            source = node.value.value
+            for assigned in node.targets:
+                if (
+                    isinstance(assigned, ast.Attribute) and assigned.attr in ("grad", "_grad")
+                    and isinstance(assigned.value, ast.Name) and assigned.value.id in names
+                    and isinstance(source, ast.Name) and source.id in names and source.id != assigned.value.id
+                ):
+                    given = source.id
+        if given is None:
+            return None
+        exits = (ast.Break, ast.Return, ast.Continue)
+        conditional = any(
+            isinstance(node, ast.If) and any(isinstance(n, exits) for stmt in node.body for n in ast.walk(stmt))
+            for stmt in loop.body for node in ast.walk(stmt)
+        )
+        return GradHandOver(self.target_of(owners[names.index(given)]), conditional, loop.lineno)
 
     def _sampled_self_attrs(self, returns: List[ast.expr]) -> Set[str]:
         """``self`` lists whose entries a ``return`` hands back as they are: a random draw

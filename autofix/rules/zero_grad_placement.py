@@ -7,11 +7,14 @@ import re
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
+from libcst.metadata import PositionProvider
+
 from autofix.analysis import screen
+from autofix.analysis.dataflow import bind_arguments
 from autofix.analysis.names import children, dotted_name, iter_calls, method_call
 from autofix.analysis.steps import (
     Line,
@@ -23,6 +26,7 @@ from autofix.analysis.steps import (
     function_summary,
     linear_block,
     method_owner,
+    scope_summary,
     scopes,
 )
 from autofix.analysis.training import (
@@ -32,7 +36,7 @@ from autofix.analysis.training import (
     optimizer_facts,
     qualified_names,
 )
-from autofix.model import AttrKind, ModuleModel
+from autofix.model import AttrKind, FunctionSummary, ModuleModel
 from autofix.model.summaries import MODULE_BODY
 from autofix.model.callers import LoopedCaller, instance_callers, looped_callers, looped_function_callers
 from autofix.rule import Edit, Fix, InsertAfter, InsertBefore, Remove, Replace, Rule
@@ -79,6 +83,14 @@ class ZeroGradPlacement(Rule):
       skipped once the shared gradient is set (`if shared.grad is not None:
       return`) leaves the shared model stepping with its first gradients
       forever; handed over afresh every step, it is right and not reported.
+      The hand-over may be a loop of the step, or a helper it calls: a
+      function of this file or of a project module it imports
+      (`ensure_shared_grads(model, shared_model)` from `utils.py`), or a
+      method of the worker's class or of a project base class in another
+      file (`self.ensure_global_grads()`). When another `zero_grad()` of the
+      local model runs elsewhere in the file (the loop around a step method
+      zeroing too), zeroing in place at one of them repairs nothing: reported
+      without a fix.
     - a loop whose steps run on gradients zeroed only outside it
       (`opt.zero_grad()` once before `for batch in loader:`, the step in a
       method the loop calls): every step but the first applies the sum of all
@@ -192,6 +204,7 @@ class ZeroGradPlacement(Rule):
                     parents[line.stmt] = lines
                 found.append((owner, body, lines))
             self._owner_class = owner_class
+            self._scope = scope
             self._stepped = {s.optimizer for _, _, lines in found for s in self._steps(lines)}
             for owner, body, lines in found:
                 self._check_between(lines)
@@ -384,24 +397,31 @@ class ZeroGradPlacement(Rule):
         tensors in place, as it did before PyTorch 2.0. It now sets ``.grad`` to None by default: the
         local gradients pile up (no local zeroing) or the shared ones go stale (a local ``zero_grad()``
         with the hand-over skipped once the shared gradient is set)."""
-        if not any(self._has_backward(line) for line in lines):
+        backward_at = next((i for i, line in enumerate(lines) if self._has_backward(line)), None)
+        if backward_at is None:
             return
-        shares = [share for share in (self._grad_share(line) for line in lines) if share is not None]
+        zeroes = [(line, call) for line in lines for call in [expr_call(line)] if call is not None and is_zero_grad_call(call)]
+        defaults = [(line, call) for line, call in zeroes if not call.args]
+        if not defaults:
+            return
+        # A helper is called on the gradients a backward() made: the calls before it are not
+        # resolved (that would read other files of the project for nothing).
+        shares = [
+            share for i, line in enumerate(lines)
+            for share in [self._grad_share(line, calls=i > backward_at)] if share is not None
+        ]
         if not shares:
             return
         local, conditional = shares[0]
         if any(share[0] != local for share in shares):
             return
-        zeroes = [(line, call) for line in lines for call in [expr_call(line)] if call is not None and is_zero_grad_call(call)]
-        defaults = [(line, call) for line, call in zeroes if not call.args]
         # What clears the local gradients: the local model's own zero_grad(), or that of an optimizer
         # known to be built from its parameters (not the shared model's, the usual case).
         clears = [
             z for z in (self._zero_grad(line) for line in lines)
             if z is not None and (z.target == local or local in self.facts.param_sources.get(z.target, ()))
         ]
-        if not defaults:
-            return
+        fixable = True
         if clears:
             # Local gradients set to None every step are right when they are handed over afresh every
             # step; only a lone local ``zero_grad()`` with the hand-over skipped once done is wrong.
@@ -410,6 +430,12 @@ class ZeroGradPlacement(Rule):
             why = (f"`{local}.zero_grad()` sets them to None, so the next backward() makes new tensors, and the "
                    "hand-over, skipped once the shared gradients are set, leaves the other model stepping with the "
                    "first gradients forever")
+            # Another ``zero_grad()`` of that model in this file (the loop around a step method zeroing
+            # too) still drops the tensors between hand-overs: zeroing in place here alone fixes nothing.
+            fixable = not self._zeroed_elsewhere(local, defaults[0][1])
+            if not fixable:
+                why += (f"; another `{local}.zero_grad()` in this file drops them too, so each one that runs "
+                        "between two steps must zero in place")
         else:
             why = (f"nothing zeroes `{local}`'s gradients any more, so they pile up and every step applies the sum "
                    "of all gradients so far")
@@ -424,46 +450,53 @@ class ZeroGradPlacement(Rule):
             first_call,
             f"`{target}.zero_grad()` sets `.grad` to None (the default since PyTorch 2.0), but this step hands "
             f"`{local}`'s gradient tensors to another model's parameters and relies on zeroing them in place: {why}",
-            fix=Fix.unsafe("Zero the gradients in place: `zero_grad(set_to_none=False)`", *edits),
+            fix=Fix.unsafe("Zero the gradients in place: `zero_grad(set_to_none=False)`", *edits) if fixable else None,
         )
 
-    def _grad_share(self, line: Line) -> Optional[Tuple[str, bool]]:
+    def _grad_share(self, line: Line, calls: bool) -> Optional[Tuple[str, bool]]:
         """``(local model, conditional)`` when ``line`` hands a local model's ``.grad`` tensors to another
-        model's parameters: a ``for`` over ``zip(a.parameters(), b.parameters())`` doing it, or a call
-        of a function or method of this file whose body does."""
-        if isinstance(line.stmt, cst.For) and line.small is None:
-            return _shares_grads(line.stmt)
-        call = expr_call(line)
-        if call is None:
-            return None
-        func = call.func
-        spelled = dotted_name(func) or ""
-        name = spelled[len("self."):] if spelled.startswith("self.") and self._owner_class is not None else spelled
-        if not name or "." in name:
-            return None
-        found = _function_named(self.context.module, name, self._owner_class if spelled.startswith("self.") else None)
-        if found is None:
-            return None
-        for loop in _nodes(found.body, cst.For):
-            share = _shares_grads(loop)  # type: ignore[arg-type]
-            if share is None:
-                continue
-            local, conditional = share
-            params = [p.name.value for p in found.params.params]
-            if spelled.startswith("self."):
-                params = params[1:]
-            if local in params:
-                position = params.index(local)
-                args = [a for a in call.args if a.keyword is None]
-                if position >= len(args):
-                    return None
-                local = dotted_name(args[position].value) or ""
-                if not local:
-                    return None
-            elif not local.startswith("self.") or not spelled.startswith("self."):
+        model's parameters (:class:`~autofix.model.summaries.GradHandOver`): a ``for`` over
+        ``zip(a.parameters(), b.parameters())`` doing it, or (``calls``) a call of a function or method
+        of the project whose body does, here or in another file (imported, or a method of a base class)."""
+        stmt = line.stmt
+        if isinstance(stmt, cst.For) and line.small is None:
+            if not (isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "zip"):
                 return None
-            return local, conditional
+            summary = scope_summary(self.context, line.inlined or self._scope)
+            at = self.context.get(PositionProvider, stmt).start.line
+            found = next((h for h in summary.grad_hand_overs if h.line == at), None) if summary is not None else None
+            return (str(found.local), found.conditional) if found is not None else None
+        call = expr_call(line)
+        spelled = dotted_name(call.func) if call is not None and calls else None
+        if call is None or spelled is None:
+            return None
+        head, _, rest = spelled.partition(".")
+        # ``self.ensure_grads()`` (its ``self.model`` is the caller's), or a function of this file or
+        # of an imported module given the model (``ensure_shared_grads(model, shared)``): nothing else
+        # is resolved.
+        via_self = head == "self" and bool(rest) and "." not in rest
+        if not via_self and not (call.args and (not rest or head in self.context.model.imports)):
+            return None
+        caller = scope_summary(self.context, line.inlined or self._scope)
+        callee = self.context.model.callee(caller, spelled) if caller is not None else None
+        if not isinstance(callee, FunctionSummary) or not callee.grad_hand_overs:
+            return None
+        hand_over = callee.grad_hand_overs[0]
+        if hand_over.local.kind == "param":
+            argument = dict(bind_arguments(callee, call)).get(hand_over.local.name)
+            local = dotted_name(argument) if argument is not None else None
+            return (local, hand_over.conditional) if local else None
+        if hand_over.local.kind == "self" and via_self:
+            return str(hand_over.local), hand_over.conditional
         return None
+
+    def _zeroed_elsewhere(self, local: str, call: cst.Call) -> bool:
+        """Some function of this file, other than at ``call``, calls ``<local>.zero_grad()``."""
+        at = self.context.get(PositionProvider, call).start.line
+        return any(
+            str(zero.target) == local and zero.line != at
+            for function in self.context.model.functions() for zero in function.zero_grads
+        )
 
     def _check_missing(self, lines: List[Line], scope: cst.CSTNode, loop: cst.CSTNode) -> None:
         backward_at = [i for i, line in enumerate(lines) if self._has_backward(line)]
@@ -635,53 +668,6 @@ class ZeroGradPlacement(Rule):
 #: gradients cleared by hand: ``p.grad = None``, ``p.grad.zero_()``, ``p.grad.data.zero_()``
 #: gradients cleared by hand, or ``zero_grad`` handed on uncalled (a per-batch hook, a callback)
 _CLEARS_GRAD_TEXT = re.compile(rb"\.grad\s*=[^=]|\.grad(\.data)?\.zero_\(|\.zero_grad\b(?!\s*\()")
-
-
-def _shares_grads(loop: cst.For) -> Optional[Tuple[str, bool]]:
-    """``for lp, gp in zip(local.parameters(), shared.parameters()): gp._grad = lp.grad``: the local
-    model whose gradient tensors become the other's, and whether an ``if`` that breaks, returns or
-    continues skips the hand-over (``if gp.grad is not None: return``)."""
-    it = loop.iter
-    if not (isinstance(it, cst.Call) and dotted_name(it.func) == "zip" and len(it.args) == 2):
-        return None
-    owners = []
-    for arg in it.args:
-        mc = method_call(arg.value)
-        if mc is None or mc[1] != "parameters" or dotted_name(mc[0]) is None:
-            return None
-        owners.append(dotted_name(mc[0]) or "")
-    target = loop.target
-    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
-        return None
-    names = [dotted_name(e.value) for e in target.elements]
-    shared_from: Optional[str] = None
-    for assign in _nodes(loop.body, cst.Assign):
-        for t in assign.targets:  # type: ignore[attr-defined]
-            value = assign.value  # type: ignore[attr-defined]
-            if (
-                isinstance(t.target, cst.Attribute)
-                and t.target.attr.value in ("grad", "_grad")
-                and isinstance(value, cst.Attribute)
-                and value.attr.value == "grad"
-                and dotted_name(value.value) in names
-                and dotted_name(t.target.value) in names
-                and dotted_name(value.value) != dotted_name(t.target.value)
-            ):
-                shared_from = dotted_name(value.value)
-    if shared_from is None or owners[0] == owners[1]:
-        return None
-    exits = (cst.Break, cst.Return, cst.Continue)
-    conditional = any(any(True for _ in _nodes(cast(cst.If, stmt).body, exits)) for stmt in _nodes(loop.body, cst.If))
-    return owners[names.index(shared_from)], conditional
-
-
-def _function_named(module: cst.Module, name: str, owner: Optional[cst.ClassDef]) -> Optional[cst.FunctionDef]:
-    """The function ``name`` of the module (``owner is None``) or the method ``name`` of ``owner``."""
-    body = owner.body.body if owner is not None else module.body
-    for stmt in body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return stmt
-    return None
 
 
 def _self_attribute(name: str) -> bool:
