@@ -40,6 +40,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
+from autofix.model.returned import sources_share
 from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, may_hold_graph
 from autofix.model.vocabulary import (
     CUT_ATTRIBUTES,
@@ -121,10 +122,11 @@ def _derives_elements(callee: str, args: List["_Value"]) -> bool:
 
 
 def _sharing_groups(sources: Sequence[FrozenSet[str]]) -> List[int]:
-    """For each element, the first element it shares a source with, directly or through others."""
+    """For each element, the first element it shares a source with (:func:`sources_share`),
+    directly or through others."""
     group = list(range(len(sources)))
     for i, j in itertools.combinations(range(len(sources)), 2):
-        if sources[i] & sources[j]:
+        if sources_share(sources[i], sources[j]):
             old, new = group[j], group[i]
             group = [new if g == old else g for g in group]
     return group

@@ -28,6 +28,7 @@ from autofix.model.frameworks import (
     method_contract,
     update_function_contract,
 )
+from autofix.model.returned import RUN_MARK, held_source
 from autofix.model.summaries import (
     AttributeSummary,
     AttrKind,
@@ -911,7 +912,10 @@ class ModuleModel:
         """What each element of the one tuple length ``function`` returns may take its graph from when
         the arguments carry none (:attr:`FunctionSummary.returned_element_sources`). For a method,
         each ``self.<attr>`` must be something the instance holds (a submodule, a parameter), not a
-        method of its class, and ``self`` must not be handed on whole. None when not known."""
+        method of its class, and ``self`` must not be handed on whole. Runs of a submodule that
+        carries state from one call into the next (:meth:`carried_state`: ``self.rnn`` keeping
+        ``self.rnn.hidden``) count as what it holds: each run reads the graph the one before left.
+        None when not known."""
         if len(function.returned_element_sources) != 1:
             return None
         (elements,) = function.returned_element_sources.values()
@@ -923,9 +927,16 @@ class ModuleModel:
         cls = self.class_of(function)
         me = function.params[0]
         for source in frozenset().union(*known):
-            head, _, attribute = source.partition(".")
+            head, _, attribute = held_source(source).partition(".")
             if head == me and (cls is None or not attribute or self.method(cls, attribute) is not None):
                 return None
+        if cls is not None and any(RUN_MARK in source for element in known for source in element):
+            carried = {path.split(".", 1)[0] for path in self.carried_state(cls)}
+            if carried:
+                known = tuple(
+                    frozenset(held_source(s) if held_source(s).partition(".")[2] in carried else s for s in element)
+                    for element in known
+                )
         return known
 
     def forward_readable(self, caller: FunctionSummary, spelled: str) -> bool:
