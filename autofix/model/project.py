@@ -429,6 +429,18 @@ class ModuleModel:
             return False
         return all(cls.methods[name].returns_no_graph for cls in classes)
 
+    def methods_named_add_no_graph(self, name: str) -> bool:
+        """Every method :meth:`methods_named` finds for ``name`` (at least one) computes what it returns
+        with autograd off (:attr:`FunctionSummary.adds_no_graph`): ``obj.<name>(x)`` hands back at most
+        ``x``'s graph whatever ``obj`` is (``self.model.norm_obs(obs)`` of a model built by a factory)."""
+        classes = self._classes_defining(name)
+        # Only a method decorated grad-disabling or holding a ``no_grad`` block is worth reading.
+        if not classes or not all(
+            name in cls.no_grad_blocks or grad_disabling(cls.method_decorators.get(name, ())) for cls in classes
+        ):
+            return False
+        return all(cls.methods[name].adds_no_graph for cls in classes)
+
     def _classes_defining(self, name: str) -> List[ClassSummary]:
         """The classes with a method ``name`` in this module and up to ``_IMPORT_DEPTH`` imports away.
 
