@@ -597,6 +597,136 @@ def test_data_loaders_and_constructed_objects_are_not_a_shared_graph():
     assert not result.findings
 
 
+_TWO_RUNS = """
+class {outer}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = {inner}
+
+    def forward(self, a, b):
+{body}
+
+
+pair = {outer}()
+first, second = pair(a, b)
+first.backward()
+second.backward()
+"""
+
+_STATEFUL = """
+class Cell(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.h = torch.zeros(1, 4)
+
+    def forward(self, x):
+        self.h = torch.tanh(self.lin(x) + self.h)
+        return self.h
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        self.hidden = torch.tanh(self.lin(x))
+        return self.hidden * 2
+"""
+
+
+@pytest.mark.parametrize(
+    "inner, body, reported",
+    [
+        pytest.param(
+            "torch.nn.Linear(4, 1)",
+            "        return self.inner(a.detach()).sum(), self.inner(b.detach()).sum()",
+            False,
+            id="two runs of one module on detached inputs build two graphs",
+        ),
+        pytest.param(
+            "torch.nn.Linear(4, 1)",
+            "        h = self.inner(a)\n        return h.sum(), h.mean()",
+            True,
+            id="one run read by both elements",
+        ),
+        pytest.param(
+            "Cell()",
+            "        return self.inner(a.detach()).sum(), self.inner(b.detach()).sum()",
+            True,
+            id="the second run reads the state the first left on the module",
+        ),
+        pytest.param(
+            "Encoder()",
+            "        out = self.inner(a.detach())\n        return out.sum(), self.inner.hidden.pow(2).sum()",
+            True,
+            id="a run and what the module holds after it",
+        ),
+    ],
+)
+def test_runs_of_one_submodule_in_a_returned_tuple(inner, body, reported):
+    # The elements of a tuple a module's forward returns share a graph only through one run of
+    # a submodule, what it holds, or state it carries from one run into the next.
+    outer = "Pair"
+    src, result = run(_STATEFUL + _TWO_RUNS.format(outer=outer, inner=inner, body=body))
+    assert bool(result.findings) is reported, result.findings
+
+
+_NORMALIZER = """
+class Stats(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.on = False
+
+    def standardize(self, x):
+        with torch.no_grad():
+            return x if not self.on else x / x.std()
+
+
+class Agent:
+    def __init__(self, builder):
+        self.model = builder.build()
+        self.pi_opt = torch.optim.SGD(self.model.pi.parameters(), lr=0.1)
+        self.v_opt = torch.optim.SGD(self.model.v.parameters(), lr=0.1)
+
+    def pi_step(self, states):
+        actions = torch.tanh(self.model.pi(states))
+        loss = -self.model.v(torch.cat([states, actions], -1)).mean()
+        self.pi_opt.zero_grad()
+        loss.backward()
+        self.pi_opt.step()
+
+    def v_step(self, states):
+        loss = self.model.v(states).mean()
+        self.v_opt.zero_grad()
+        loss.backward()
+        self.v_opt.step()
+
+    def states_of(self, obs):
+        return self.model.standardize({states})
+
+    def learn(self, obs):
+        states = self.states_of(obs)
+        self.v_step(states)
+        self.pi_step(states)
+"""
+
+
+@pytest.mark.parametrize(
+    "states, reported",
+    [
+        pytest.param("obs", False, id="states with no graph, standardized under no_grad"),
+        pytest.param("self.model.encode(obs)", True, id="an encoding handed back as given keeps its graph"),
+    ],
+)
+def test_a_method_every_class_runs_under_no_grad_hands_back_only_its_arguments_graph(states, reported):
+    # ``self.model`` comes from a builder: every project method named ``standardize`` computes under
+    # ``torch.no_grad()``, but may hand back its argument, graph and all.
+    src, result = run(_NORMALIZER.format(states=states))
+    assert bool(result.findings) is reported, result.findings
+
+
 def test_later_backward_through_graph_follows_methods():
     from autofix.analysis.steps import later_backward_through_graph
     from autofix.context import RuleContext

@@ -24,6 +24,7 @@ from autofix.model import (
     find_root,
     model_for_source,
 )
+from autofix.model.returned import sources_share
 from autofix.model.summaries import resolve_relative, summarize
 from autofix.model.vocabulary import Effect, function_effect, is_optimizer_constructor, method_effect
 
@@ -1554,6 +1555,11 @@ def test_returned_element_sources_name_the_modules_each_element_may_come_through
                 h = self.body(x)
                 return self.pi(h), self.v(h)
 
+        class Adversarial(torch.nn.Module):
+            def forward(self, z):
+                fake = self.gen(z)
+                return self.disc(fake.detach()).mean(), self.disc(fake).mean(), self.h.pow(2), self.loss.critic(z)
+
         def rollout(actor, critic, n):
             values = torch.empty(0)
             total = 0
@@ -1564,10 +1570,22 @@ def test_returned_element_sources_name_the_modules_each_element_may_come_through
             return values, actor(s), total, [c for c in s]
     """))
     functions = summarize(module).functions
-    assert functions["Heads.forward"].returned_element_sources == {2: (frozenset({"self.actor"}), frozenset({"self.critic"}))}
+    # a self attribute called is one run of it, spelled with the line and column of its call
+    assert functions["Heads.forward"].returned_element_sources == {2: (frozenset({"self.actor@6:15"}), frozenset({"self.critic@6:30"}))}
     assert functions["Trunk.forward"].returned_element_sources == {
-        2: (frozenset({"self.pi", "self.body"}), frozenset({"self.v", "self.body"}))
+        2: (frozenset({"self.pi@11:15", "self.body@10:12"}), frozenset({"self.v@11:27", "self.body@10:12"}))
     }
+    # two runs of one critic are two sources; a tensor's method on what self holds reads it;
+    # a method of a held object is a run of it
+    assert functions["Adversarial.forward"].returned_element_sources == {
+        4: (
+            frozenset({"self.disc@16:15"}), frozenset({"self.disc@16:48", "self.gen@15:15"}), frozenset({"self.h"}),
+            frozenset({"self.loss@16:87"}),
+        )
+    }
+    sources = functions["Adversarial.forward"].returned_element_sources[4]
+    assert not sources_share(sources[0], sources[1])
+    assert sources_share(sources[0], frozenset({"self.disc"}))  # a run and what the attribute holds
     # a loop's rebinding adds its own module; .item() and torch.tensor cut; a comprehension is not read
     assert functions["rollout"].returned_element_sources == {
         4: (frozenset({"critic"}), frozenset({"actor"}), frozenset(), None)
@@ -1602,7 +1620,7 @@ def test_parameter_class_is_what_every_call_in_the_file_binds():
     assert found is not None and found.name == "Agent"
     # ``other`` passes a parameter no call binds: what ``update`` gets cannot be told
     assert model.parameter_class(update, "policy") is None
-    assert model.returned_element_graphs(model.method(found, "forward")) == (frozenset({"self.actor"}), frozenset({"self.critic"}))
+    assert model.returned_element_graphs(model.method(found, "forward")) == (frozenset({"self.actor@6:15"}), frozenset({"self.critic@6:30"}))
 
 
 def test_returned_elements_are_read_once_per_name_however_often_each_is_bound():

@@ -19,6 +19,7 @@ Two facts built here serve AF101 and AF104:
 
 from __future__ import annotations
 
+import enum
 import itertools
 import re
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from autofix.analysis.training import (
     qualified_names,
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
+from autofix.model.returned import sources_share
 from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, may_hold_graph
 from autofix.model.vocabulary import (
     CUT_ATTRIBUTES,
@@ -120,11 +122,19 @@ def _derives_elements(callee: str, args: List["_Value"]) -> bool:
     return any(v.shared_elements if v.container else bool(v.origins) for v in args)
 
 
+class _GradFree(enum.Enum):
+    """What a call of code that computes its result with autograd off hands back (:meth:`_GraphWalker._grad_free_callee`)."""
+
+    NO_GRAPH = "no graph"
+    ARGUMENTS = "the arguments' graphs"
+
+
 def _sharing_groups(sources: Sequence[FrozenSet[str]]) -> List[int]:
-    """For each element, the first element it shares a source with, directly or through others."""
+    """For each element, the first element it shares a source with (:func:`sources_share`),
+    directly or through others."""
     group = list(range(len(sources)))
     for i, j in itertools.combinations(range(len(sources)), 2):
-        if sources[i] & sources[j]:
+        if sources_share(sources[i], sources[j]):
             old, new = group[j], group[i]
             group = [new if g == old else g for g in group]
     return group
@@ -348,7 +358,7 @@ class _GraphWalker:
         self._scope: Optional[cst.CSTNode] = None
         #: the ``def`` being walked (nested defs are walked as scopes of their own)
         self._def: Optional[cst.FunctionDef] = None
-        self._graph_free: Dict[Tuple[int, str], bool] = {}
+        self._graph_free: Dict[Tuple[int, str], Optional[_GradFree]] = {}
         self._library: Dict[Tuple[int, str], bool] = {}
         #: arguments handed to a library object's method: the graph of its result through them is assumed
         self.assumed: Set[cst.CSTNode] = set()
@@ -576,25 +586,40 @@ class _GraphWalker:
     def _graph_free_callee(self, func: cst.BaseExpression) -> bool:
         """``func`` is a project function or method decorated ``@torch.no_grad()`` that hands back
         none of its arguments: what it returns carries no graph (``aug.tune(pred)``, ``fan.heatmap(x)``)."""
+        return self._grad_free_callee(func) is _GradFree.NO_GRAPH
+
+    def _grad_free_callee(self, func: cst.BaseExpression) -> Optional["_GradFree"]:
+        """What a call of ``func`` returns when the code it runs computes that with autograd off:
+        no graph, or (when it may hand back an argument as given) the arguments' graphs only.
+        None when not known to be grad-free."""
         spelled = dotted_name(func)
         if spelled is None or spelled.rsplit(".", 1)[-1] in PASS_METHODS:
-            return False
+            return None
         scope, caller_of = self._walked_scope()
         key = (id(scope), spelled)
-        known = self._graph_free.get(key)
-        if known is None:
-            caller = caller_of()
-            callee = self.context.model.callee(caller, spelled) if caller is not None else None
-            known = isinstance(callee, FunctionSummary) and callee.returns_no_graph
-            head = spelled.split(".", 1)[0]
-            if (
-                callee is None and "." in spelled and head not in self.context.model.imports
-                and not (head == "self" and spelled.count(".") == 1)
-            ):
-                # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
-                # name the project may run (here and in what this file imports) is grad-disabled.
-                known = self.context.model.methods_named_return_no_graph(spelled.rsplit(".", 1)[-1])
-            self._graph_free[key] = known
+        if key in self._graph_free:
+            return self._graph_free[key]
+        caller = caller_of()
+        model = self.context.model
+        callee = model.callee(caller, spelled) if caller is not None else None
+        known: Optional[_GradFree] = None
+        if isinstance(callee, FunctionSummary) and callee.adds_no_graph:
+            known = _GradFree.NO_GRAPH if callee.returns_no_graph else _GradFree.ARGUMENTS
+        head = spelled.split(".", 1)[0]
+        if (
+            callee is None and "." in spelled and head not in model.imports
+            and not (head == "self" and spelled.count(".") == 1)
+        ):
+            # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
+            # name the project may run (here and in what this file imports) is grad-disabled.
+            name = spelled.rsplit(".", 1)[-1]
+            if model.methods_named_return_no_graph(name):
+                known = _GradFree.NO_GRAPH
+            elif model.methods_named_add_no_graph(name):
+                # ``self.model.norm_obs(obs)``: each computes under ``torch.no_grad()`` and may hand
+                # ``obs`` back as given (its normalisation switched off).
+                known = _GradFree.ARGUMENTS
+        self._graph_free[key] = known
         return known
 
     def _reaching(self, call: cst.Call, arg_values: Sequence[_Value], args: Origins) -> Origins:
@@ -717,8 +742,11 @@ class _GraphWalker:
                 # ``"{}_{}".format(now.day, now.hour)``, ``", ".join(names)``: a method of a literal
                 # string or number hands back a string or a number, never a graph.
                 return _Value()
-            if self._graph_free_callee(func):
+            grad_free = self._grad_free_callee(func)
+            if grad_free is _GradFree.NO_GRAPH:
                 return _Value()
+            if grad_free is _GradFree.ARGUMENTS:
+                return _Value(args)
             receiver_value = self._value(func.value, env, disabled)
             receiver = receiver_value.origins
             args = self._reaching(call, arg_values, args)

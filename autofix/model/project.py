@@ -28,6 +28,7 @@ from autofix.model.frameworks import (
     method_contract,
     update_function_contract,
 )
+from autofix.model.returned import RUN_MARK, held_source
 from autofix.model.summaries import (
     AttributeSummary,
     AttrKind,
@@ -427,6 +428,18 @@ class ModuleModel:
         if not classes or not all(grad_disabling(cls.method_decorators.get(name, ())) for cls in classes):
             return False
         return all(cls.methods[name].returns_no_graph for cls in classes)
+
+    def methods_named_add_no_graph(self, name: str) -> bool:
+        """Every method :meth:`methods_named` finds for ``name`` (at least one) computes what it returns
+        with autograd off (:attr:`FunctionSummary.adds_no_graph`): ``obj.<name>(x)`` hands back at most
+        ``x``'s graph whatever ``obj`` is (``self.model.norm_obs(obs)`` of a model built by a factory)."""
+        classes = self._classes_defining(name)
+        # Only a method decorated grad-disabling or holding a ``no_grad`` block is worth reading.
+        if not classes or not all(
+            name in cls.no_grad_blocks or grad_disabling(cls.method_decorators.get(name, ())) for cls in classes
+        ):
+            return False
+        return all(cls.methods[name].adds_no_graph for cls in classes)
 
     def _classes_defining(self, name: str) -> List[ClassSummary]:
         """The classes with a method ``name`` in this module and up to ``_IMPORT_DEPTH`` imports away.
@@ -911,7 +924,10 @@ class ModuleModel:
         """What each element of the one tuple length ``function`` returns may take its graph from when
         the arguments carry none (:attr:`FunctionSummary.returned_element_sources`). For a method,
         each ``self.<attr>`` must be something the instance holds (a submodule, a parameter), not a
-        method of its class, and ``self`` must not be handed on whole. None when not known."""
+        method of its class, and ``self`` must not be handed on whole. Runs of a submodule that
+        carries state from one call into the next (:meth:`carried_state`: ``self.rnn`` keeping
+        ``self.rnn.hidden``) count as what it holds: each run reads the graph the one before left.
+        None when not known."""
         if len(function.returned_element_sources) != 1:
             return None
         (elements,) = function.returned_element_sources.values()
@@ -923,9 +939,16 @@ class ModuleModel:
         cls = self.class_of(function)
         me = function.params[0]
         for source in frozenset().union(*known):
-            head, _, attribute = source.partition(".")
+            head, _, attribute = held_source(source).partition(".")
             if head == me and (cls is None or not attribute or self.method(cls, attribute) is not None):
                 return None
+        if cls is not None and any(RUN_MARK in source for element in known for source in element):
+            carried = {path.split(".", 1)[0] for path in self.carried_state(cls)}
+            if carried:
+                known = tuple(
+                    frozenset(held_source(s) if held_source(s).partition(".")[2] in carried else s for s in element)
+                    for element in known
+                )
         return known
 
     def forward_readable(self, caller: FunctionSummary, spelled: str) -> bool:

@@ -12,7 +12,9 @@ import ast
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from autofix.model.inplace_ops import INPLACE_METHODS
-from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_METHODS, LIBRARIES, SAVES_OUTPUT, Effect, function_effect
+from autofix.model.vocabulary import (
+    CUT_ATTRIBUTES, CUT_METHODS, KEEP_METHODS, LIBRARIES, SAVES_OUTPUT, TENSOR_METHODS, Effect, function_effect,
+)
 
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -360,6 +362,29 @@ _BUILTIN_CALLS = frozenset({
 })
 
 
+#: methods of a tensor or a container: called on what ``self`` holds, they read it (``self.h.pow(2)``)
+_VALUE_METHODS = TENSOR_METHODS | KEEP_METHODS
+
+#: joins a ``self`` attribute called to where it is called: one run of that module
+#: (:func:`returned_element_sources`)
+RUN_MARK = "@"
+
+
+def held_source(source: str) -> str:
+    """The attribute a source reads or runs: ``self.disc`` for ``self.disc`` and ``self.disc@12:8``."""
+    return source.partition(RUN_MARK)[0]
+
+
+def sources_share(a: AbstractSet[str], b: AbstractSet[str]) -> bool:
+    """Two elements' sources (:func:`returned_element_sources`) may share a node of a graph: a source
+    in common (one run, a value held, a module handed in), or a run of a module whose attribute
+    the other reads as it is held (what the instance holds may be a graph both runs read)."""
+    if a & b:
+        return True
+    # A run's held name meets only the other's held reads (those carry no mark).
+    return bool({held_source(s) for s in a if RUN_MARK in s} & b or {held_source(s) for s in b if RUN_MARK in s} & a)
+
+
 def returned_element_sources(
     params: Sequence[str], nodes: Iterable[ast.AST], self_name: Optional[str], qualify: Callable[[str], str]
 ) -> Dict[int, Tuple[Optional[FrozenSet[str]], ...]]:
@@ -375,6 +400,13 @@ def returned_element_sources(
 
     Elements with no source in common share no node of a graph: ``return self.actor(state),
     self.critic(state)`` on a batch, but not ``h = self.body(x); return self.pi(h), self.v(h)``.
+    An attribute of ``self`` called (``self.disc(x)``, ``self.loss.discriminator(x)``; not a
+    tensor's or a container's method, ``self.h.pow(2)``) is one run of it, spelled with where it
+    is called (``self.disc@12:8``, :data:`RUN_MARK`): two runs of one module build two graphs,
+    which share only its parameters (``d_loss`` from ``self.disc(fake.detach())``, ``g_loss`` from
+    ``self.disc(fake)``), as two calls of a module in a training loop are taken to; a run still
+    shares with what the attribute holds when read (see :func:`sources_share`), and
+    :meth:`ModuleModel.returned_element_graphs` joins the runs of a module that carries state.
     Empty when some ``return`` is not a tuple literal.
     """
     bindings, returns = _bindings_and_returns(nodes, augmented=True)
@@ -481,7 +513,12 @@ class _SourceReader:
         if head in self.bindings:
             return self.read(func)
         if head == self.self_name:
-            return frozenset({".".join(spelled.split(".", 2)[:2])})
+            parts = spelled.split(".")
+            held = ".".join(parts[:2])
+            if len(parts) == 1 or len(parts) > 2 and parts[-1] in _VALUE_METHODS:
+                # ``self.h.pow(2)``, ``self.cache.get(k)``: a method of the value held, not a run.
+                return frozenset({held})
+            return frozenset({f"{held}{RUN_MARK}{func.lineno}:{func.col_offset}"})
         if head in self.params:
             return frozenset({head})
         if "." in spelled or spelled in _BUILTIN_CALLS or self.qualify(spelled).split(".", 1)[0] in LIBRARIES:

@@ -433,6 +433,13 @@ class FunctionSummary:
         return grad_disabling(self.decorators)
 
     @property
+    def adds_no_graph(self) -> bool:
+        """Everything it returns is computed with autograd off: its result holds no graph but that
+        of an argument handed back as given (``return x if self.off else self.rms(x)`` under
+        ``torch.no_grad()``)."""
+        return self.grad_disabled or self.returns_under_no_grad
+
+    @property
     def returns_no_graph(self) -> bool:
         """Grad-disabled and handing back none of its arguments as given: its result holds no graph."""
         return (self.grad_disabled or self.returns_under_no_grad) and not self.returns_argument
@@ -514,6 +521,9 @@ class ClassSummary:
     manual_optimization_property: bool = False
     #: method name → its decorators as spelled (known without reading the method)
     method_decorators: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    #: methods with a ``with torch.no_grad():`` among their own top-level statements (known without
+    #: reading the method): the ones worth reading to tell whether they return under it
+    no_grad_blocks: Set[str] = field(default_factory=set)
 
     @property
     def manual_optimization(self) -> bool:
@@ -818,6 +828,8 @@ def _read_class(
         cls.methods.defer(method.name, read)
         summary.functions.defer(method_qualname, read)
         cls.method_decorators[method.name] = tuple(_decorator_names(method))
+        if any(isinstance(statement, (ast.With, ast.AsyncWith)) and _disables_grad(statement) for statement in method.body):
+            cls.no_grad_blocks.add(method.name)
         decorators.extend(cls.method_decorators[method.name])
         for inner in _nested_definitions(method):
             _summarize_definition(inner, summary, held, method_qualname + ".", None, decorators)
@@ -1017,17 +1029,22 @@ def _is_none_test(node: ast.Compare) -> bool:
     )
 
 
+def _disables_grad(statement: Union[ast.With, ast.AsyncWith]) -> bool:
+    """``with torch.no_grad():`` (or ``inference_mode``)."""
+    return any(
+        (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+        .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
+        for i in statement.items
+    )
+
+
 def _under_no_grad(body: List[ast.stmt]) -> Set[int]:
     """Ids of every node inside a ``with torch.no_grad():`` (or ``inference_mode``) block of ``body``,
     or in the branch of ``if not torch.is_grad_enabled():`` that runs only with autograd off
     (``with`` and ``if`` are statements: expressions need no walk)."""
     found: Set[int] = set()
     for statement in _statements(body):
-        if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
-            (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
-            .rsplit(".", 1)[-1] in GRAD_DISABLING_CONTEXTS
-            for i in statement.items
-        ):
+        if isinstance(statement, (ast.With, ast.AsyncWith)) and _disables_grad(statement):
             found.update(id(inner) for inner in ast.walk(statement))
         elif isinstance(statement, ast.If):
             enabled = _grad_enabled_test(statement.test)

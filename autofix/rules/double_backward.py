@@ -144,7 +144,13 @@ class DoubleBackward(Rule):
     proven. Elements of one call (`logits, value = policy(states)`, a helper's
     returned tuple, a list unpacked name by name) share a graph only where the
     code that made them shares a node: separate networks on inputs with no
-    graph do not.
+    graph do not, nor two runs of one submodule inside a module's forward
+    (`d_loss, g_loss = adversarial(x)` whose forward scores `fake.detach()` for
+    the one and `fake` for the other), unless that submodule carries state from
+    one run into the next or one element reads what it holds. A method called
+    on an object of unknown class (`self.model.norm_obs(obs)` of a model built
+    by a factory) whose every definition in the project computes its result
+    under `torch.no_grad()` hands on its arguments' graphs only.
 
     ## Fix safety
     Merging into one backward of the sum is safe: the gradients are the sum of
