@@ -635,8 +635,11 @@ class GraphFlow:
         self.backwards: Dict[cst.Call, Backward] = {}
         #: calls of project functions that back-propagate the tensor they return (``loss = self.train_step(b)``)
         self.callee_backwards: Dict[cst.Call, Backward] = {}
-        #: the loops (and the method scope) in which an optimizer step runs, here or in a project callee
+        #: the loops (and the method scope) in which an optimizer step runs here (see :meth:`steps_in`)
         self.stepping_loops: Set[cst.CSTNode] = set()
+        #: project functions called in loops, with those loops: asked whether they step only when
+        #: a rule needs to know (following their calls reads much of the project)
+        self.looped_callees: List[Tuple[FunctionSummary, Tuple[cst.CSTNode, ...]]] = []
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
@@ -676,6 +679,12 @@ class GraphFlow:
         #: the scope is one iteration of a framework's loop that back-propagates what it returns:
         #: the key of a returned dict that holds the loss ("" for a returned tensor), else None
         self._framework_loss_key: Optional[str] = None
+
+    def steps_in(self, loop: cst.CSTNode) -> bool:
+        """An optimizer step runs in ``loop``, here or in a project function called there."""
+        return loop in self.stepping_loops or any(
+            loop in loops and self.context.model.runs_step(callee) for callee, loops in self.looped_callees
+        )
 
     # ----------------------------------------------------------------- entry
 
@@ -1906,8 +1915,8 @@ class GraphFlow:
         joined = self._reaching(call, callee, joined, state)
         shapes = self.context.model.returned_shapes(callee)
         kinds = shape_kinds(shapes)
-        if callee.qualname != self.qualname and self.context.model.runs_step(callee):
-            self.stepping_loops.update(self._loops)
+        if callee.qualname != self.qualname and self._loops:
+            self.looped_callees.append((callee, tuple(self._loops)))
         if not self._nograd and callee.qualname != self.qualname and self.context.model.runs_backward(callee):
             # A training step of the project (``self.train_step(batch)``), here or through what it
             # calls: it back-propagates the graph of its own forward, which is what it hands back,

@@ -796,7 +796,8 @@ class _Walker:
         self.skip_names: Set[str] = set()
         #: the parameters written in place, directly or through an alias (``y = x; y.add_(1)``)
         self.param_writes: Set[str] = set()
-        #: the walk is asked which parameters are written (``mutated_params``), not for events
+        #: the walk is asked which parameters are written (``mutated_params``), not for events: it
+        #: neither records what operations save nor judges a write to anything but a parameter
         self.records_writes = records_writes
         #: a parameter's binding ident -> its name (an alias keeps the ident)
         self.param_idents: Dict[int, str] = {}
@@ -943,8 +944,8 @@ class _Walker:
                 and any(self._grad(a) for a in [*call.args, *(k.value for k in call.keywords)])
             ):
                 self.grad_callees.add(id(callee))
-        if not unit.quiet:
-            self._record_saves(node)
+        if not unit.quiet and not self.records_writes:
+            self._record_saves(node)  # what was saved matters to the findings only
         self._record_escapes(node)
         self._bind(node)
         for binding in self.state.values():
@@ -1184,15 +1185,15 @@ class _Walker:
         if target in self.skip_names or target == "self":
             return
         binding = self.state.get(target)
+        if self.records_writes and (binding is None or binding.kind != "param"):
+            return  # only the parameters written are asked for (see ``records_writes``)
         if form == "project-call":
             # A name handed to a function the project may define (see ``_find_inplace_ops``).
             if binding is not None and binding.kind == "attr":
                 return
             if binding is None and not _reads_grad_of(op, target):
                 return
-            if binding is not None and not (binding.kind == "param" and self.records_writes) and not self._matters(
-                index, op, target, binding
-            ):
+            if binding is not None and not self.records_writes and not self._matters(index, op, target, binding):
                 return
             if not self._project_writes_name(op, target):
                 return
@@ -1215,6 +1216,8 @@ class _Walker:
             return
         if binding.kind == "param":
             self.param_writes.add(self.param_idents.get(binding.ident, target))
+            if self.records_writes:
+                return
         if binding.saved_at is not None and self._exclusive(binding.saved_at, index):
             return  # saved in one branch of an ``if`` chain, written in another: never both in one call
         # What autograd rejects or a later backward reads wrongly comes first; a

@@ -853,7 +853,7 @@ def _keeps_whole_graph(flow: GraphFlow, loop: cst.CSTNode) -> bool:
     back-propagating through all of them is what the loop asks for (the gradient of an input through
     a growing stack of layers, full BPTT accumulated chunk by chunk), not a leak to cut."""
     passes = [b for b in flow.backwards.values() if loop in b.loops]
-    return bool(passes) and all(b.retain_graph for b in passes) and loop not in flow.stepping_loops
+    return bool(passes) and all(b.retain_graph for b in passes) and not flow.steps_in(loop)
 
 
 def _enters_with_graph(flow: GraphFlow, loop: cst.CSTNode, name: str) -> bool:
