@@ -458,7 +458,6 @@ class _Analysis:
         #: helper -> the calls of it the walks met, and the positions and keywords given grad there
         self.calls_met: Dict[int, Set[int]] = {}
         self.grad_arguments: Dict[int, Set[Union[int, str]]] = {}
-        self._references: Optional[Dict[str, int]] = None
         self.ids = itertools.count()
         self._writes_memo: Dict[int, bool] = {}
         # Each statement is searched several times (writes, saves, escapes, backward calls).
@@ -686,15 +685,7 @@ class _Analysis:
 
     def _mentions(self, name: str, method: bool) -> int:
         """How often the file spells ``name``: as a plain name, or (a method) as any attribute."""
-        if self._references is None:
-            counts: Dict[str, int] = {}
-            for node in ast.walk(self.tree):
-                if isinstance(node, ast.Name):
-                    counts[node.id] = counts.get(node.id, 0) + 1
-                elif isinstance(node, ast.Attribute):
-                    counts["." + node.attr] = counts.get("." + node.attr, 0) + 1
-            self._references = counts
-        return self._references.get("." + name if method else name, 0)
+        return self.m.nodes.mentions.get("." + name if method else name, 0)
 
     def module_output(self, cls: Optional[ast.ClassDef], spelled: str) -> Optional[str]:
         """What saved the output of calling ``self.<attr>`` (an activation, a Sequential or block ending

@@ -22,6 +22,9 @@ class ModuleNodes:
         self.functions: List[Union[ast.FunctionDef, ast.AsyncFunctionDef]] = []
         #: each def's (and the module's) own nodes: its body, not nested defs, classes or lambdas
         self.local: Dict[int, List[ast.AST]] = {id(tree): []}
+        #: how often the module spells each plain name, and (keyed ``.attr``) each attribute
+        self.mentions: Dict[str, int] = {}
+        mentions = self.mentions
         # (node, the list of the scope it belongs to, None outside any walked scope)
         stack: List[Tuple[ast.AST, Optional[List[ast.AST]]]] = [(tree, None)]
         while stack:
@@ -35,6 +38,11 @@ class ModuleNodes:
                 self.imports.append(node)  # type: ignore[arg-type]
             elif kind is ast.ClassDef:
                 self.classes.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Name:
+                mentions[node.id] = mentions.get(node.id, 0) + 1  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                key = "." + node.attr  # type: ignore[attr-defined]
+                mentions[key] = mentions.get(key, 0) + 1
             if kind is ast.Module:
                 inner: Optional[List[ast.AST]] = self.local[id(node)]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
