@@ -599,6 +599,22 @@ def test_a_dict_filled_entry_by_entry_has_the_values_stored_in_it():
                 self.fill(log)
                 return log
 
+            def literal_then_loss(self, x):
+                log = {"steps": 0}
+                log["loss"] = torch.relu(self.net(x)).sum()
+                return log
+
+            def literal_updated(self, x, extra):
+                log = {"steps": 0}
+                log.update(extra)
+                return log
+
+            def literal_handed_on_then_filled(self, x):
+                log = {"steps": 0}
+                self.fill(log)
+                log["steps"] = 1
+                return log
+
             def stored_after_a_return(self, xs):
                 log = {}
                 for x in xs:
@@ -613,7 +629,9 @@ def test_a_dict_filled_entry_by_entry_has_the_values_stored_in_it():
     assert pair.parts[1] == Shape(Kind.DICT, values=Shape(Kind.NUMBER))
     # A value that may hold a graph, one changed through a method or a call, or stored after the
     # dict is handed back: not all its values are known to hold none.
-    for name in ("one_graph", "updated", "handed_on", "stored_after_a_return"):
+    names = ("one_graph", "updated", "handed_on", "stored_after_a_return", "literal_then_loss", "literal_updated",
+             "literal_handed_on_then_filled")
+    for name in names:
         assert any(may_hold_graph(s) for s in model.function(f"Learner.{name}").returns.shapes), name
 
 

@@ -1955,13 +1955,18 @@ class _FunctionReader:
         """``out.append(loss.item())`` on a local list: its elements are what is appended to it.
 
         Any other way the list may be filled (``extend``, ``insert``, handing it to a call) leaves
-        its elements unknown.
+        its elements unknown; so does changing a dict through a method that is not a read
+        (``log.update(extra)``) or handing it to a call.
         """
         func = call.func
         grown = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(arg, ast.Name) and arg.id != grown:
                 self._forget_elements(arg.id)
+        if grown is not None and isinstance(func, ast.Attribute) and func.attr not in _DICT_READS:
+            shape = self.shapes.get(grown)
+            if shape is not None and shape.kind is Kind.DICT:
+                self._forget_elements(grown)  # ``log.update(extra)``, ``log.setdefault(k, v)``
         if grown is None or not isinstance(func, ast.Attribute) or func.attr not in LIST_FILLING_METHODS:
             return
         shape = self.shapes.get(grown)
@@ -1990,19 +1995,24 @@ class _FunctionReader:
         name = target.value.id
         entries = self.dict_entries.get(name)
         if entries is None:
+            self._forget_elements(name)
             return
         if self._filled is None:
             self._filled = filled_dicts(self.node)
         if name not in self._filled:
             del self.dict_entries[name]
+            self._forget_elements(name)
             return
         entries.add(shape)
         self.shapes[name] = Shape(Kind.DICT, values=_entries_shape(entries))
 
     def _forget_elements(self, name: str) -> None:
+        """What the list or dict ``name`` holds is no longer known: something may have put any value in it."""
         shape = self.shapes.get(name)
         if shape is not None and shape.kind is Kind.LIST:
             self.shapes[name] = Shape(Kind.LIST, values=_UNKNOWN_SHAPE)
+        elif shape is not None and shape.kind is Kind.DICT and shape.values is not None:
+            self.shapes[name] = Shape(Kind.DICT)
 
     def _call(self, call: ast.Call) -> None:
         self._grow_list(call)
