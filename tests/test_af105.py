@@ -337,6 +337,35 @@ def test_noop(src):
     assert result.fixed.decode() == source
 
 
+_STEP_TOTAL = """
+d_nets = [nn.Linear(4, 1), nn.Linear(4, 1)]
+for step in range(3):
+    x = torch.randn(8, 4)
+    total = 0
+    for d in d_nets:
+        d_loss = d(x).mean()
+        {inner}
+        total += d_loss
+    {outer}
+    print(total)
+"""
+
+
+@pytest.mark.parametrize(
+    "inner, outer, reported",
+    [
+        pytest.param("d_loss.backward()", "model(x).mean().backward()", False, id="one step's freed graphs"),
+        pytest.param("d_loss.backward(retain_graph=True)", "model(x).mean().backward()", True, id="kept by retain_graph"),
+        pytest.param("d_loss.backward()", "pass", True, id="an epoch around the steps"),
+    ],
+)
+def test_total_started_afresh_by_each_step(inner, outer, reported):
+    """A total the outer loop starts afresh holds one step's graphs only when that loop is a step
+    of its own (a backward outside the inner loop) and the inner backward went through each value."""
+    _, result = run(_STEP_TOTAL.format(inner=inner, outer=outer))
+    assert bool(result.findings) is reported
+
+
 def test_no_detach_on_what_a_loss_objects_method_returns():
     """``loss.average()`` on a loss object the step back-propagated through its own ``backward()``
     is no tensor operation: ``.detach()`` must not be added to the float it returns."""

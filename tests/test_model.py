@@ -25,7 +25,7 @@ from autofix.model import (
     model_for_source,
 )
 from autofix.model.returned import sources_share
-from autofix.model.summaries import resolve_relative, summarize
+from autofix.model.summaries import may_hold_graph, resolve_relative, summarize
 from autofix.model.vocabulary import Effect, function_effect, is_optimizer_constructor, method_effect
 
 
@@ -560,6 +560,80 @@ def test_returned_shapes_of_layers_tuples_and_dicts():
     assert forward.returns.shapes == {Shape(Kind.TUPLE, (graph, Shape(Kind.TUPLE, (graph, graph))))}
     assert model.function("Net.step").returns.shapes == {Shape(Kind.DICT, values=graph)}
     assert model.function("Net.halves").returns.shapes == {Shape(Kind.TUPLE, (graph, graph, Shape(Kind.NUMBER)))}
+
+
+def test_a_dict_filled_entry_by_entry_has_the_values_stored_in_it():
+    from autofix.model.summaries import Shape
+
+    model = alone(
+        """
+        import torch
+
+        class Learner:
+            def numbers(self, x):
+                log = {}
+                log["entropy"] = float(x.mean())
+                log["accuracy"] = x.argmax().item()
+                log["probs"] = x.softmax(0).detach()
+                return log
+
+            def numbers_and_loss(self, x):
+                log = {"n": 0}
+                log["loss"] = x.sum().item()
+                return x.sum(), log
+
+            def one_graph(self, x):
+                log = {}
+                log["entropy"] = float(x.mean())
+                log["loss"] = torch.relu(self.net(x)).sum()
+                return log
+
+            def updated(self, x, extra):
+                log = {}
+                log["entropy"] = float(x.mean())
+                log.update(extra)
+                return log
+
+            def handed_on(self, x):
+                log = {}
+                log["entropy"] = float(x.mean())
+                self.fill(log)
+                return log
+
+            def literal_then_loss(self, x):
+                log = {"steps": 0}
+                log["loss"] = torch.relu(self.net(x)).sum()
+                return log
+
+            def literal_updated(self, x, extra):
+                log = {"steps": 0}
+                log.update(extra)
+                return log
+
+            def literal_handed_on_then_filled(self, x):
+                log = {"steps": 0}
+                self.fill(log)
+                log["steps"] = 1
+                return log
+
+            def stored_after_a_return(self, xs):
+                log = {}
+                for x in xs:
+                    if x is None:
+                        return log
+                    log["last"] = x
+                return log
+        """
+    )
+    assert model.function("Learner.numbers").returns.shapes == {Shape(Kind.DICT, values=Shape(Kind.PLAIN))}
+    (pair,) = model.function("Learner.numbers_and_loss").returns.shapes
+    assert pair.parts[1] == Shape(Kind.DICT, values=Shape(Kind.NUMBER))
+    # A value that may hold a graph, one changed through a method or a call, or stored after the
+    # dict is handed back: not all its values are known to hold none.
+    names = ("one_graph", "updated", "handed_on", "stored_after_a_return", "literal_then_loss", "literal_updated",
+             "literal_handed_on_then_filled")
+    for name in names:
+        assert any(may_hold_graph(s) for s in model.function(f"Learner.{name}").returns.shapes), name
 
 
 def test_element_and_module_level_constructors_lead_to_methods(tmp_path):

@@ -201,6 +201,7 @@ def _leaf(kind: Kind) -> Shape:
     return Shape(kind)
 
 
+
 _GRAPH_SHAPE = Shape(Kind.GRAPH)
 _UNKNOWN_SHAPE = Shape(Kind.UNKNOWN)
 _PYTHON_BUILTINS = frozenset(dir(builtins))
@@ -263,6 +264,20 @@ def may_hold_graph(shape: Shape) -> bool:
     if shape.kind is Kind.DICT and shape.values is not None:
         return may_hold_graph(shape.values)
     return True
+
+
+def _entries_shape(entries: Iterable[Shape]) -> Optional[Shape]:
+    """The one shape for every value of a dict whose values have these shapes: that shape when
+    they agree; a graph when each is a tensor, with a graph or without; :attr:`Kind.PLAIN` when
+    none can hold a graph (``float(loss)``, ``acc.item()``, a literal number); else None."""
+    found = set(entries)
+    if len(found) == 1:
+        return found.pop()
+    if found and all(v.kind in (Kind.GRAPH, Kind.TENSOR) and not v.parts for v in found):
+        return _GRAPH_SHAPE
+    if found and not any(may_hold_graph(v) for v in found):
+        return Shape(Kind.PLAIN)
+    return None
 
 
 def grad_disabling(decorators: Iterable[str]) -> bool:
@@ -1021,6 +1036,86 @@ def _index_reads(nodes: List[ast.AST], params: Set[str]) -> Set[int]:
     return {id(read) for name in params for read in reads.get(name, ()) if serves_index(read, locals_)}
 
 
+#: methods of a dict that read it and change nothing in it
+_DICT_READS = frozenset({"get", "keys", "values", "items"})
+
+
+def filled_dicts(function: FunctionNode) -> FrozenSet[str]:
+    """Locals of ``function`` bound once, from a dict literal or ``dict()`` (``log = {}``), that
+    the function fills only by statements ``log[key] = value``, all of which come before any
+    read of the dict in the source (``log["acc"]``, ``log.get(k)``, ``k in log``, ``return
+    log``, ``return loss, log``): when any read runs, the values in the dict are ones those statements stored, so its
+    values' shapes are theirs. Not a dict handed to a call, aliased, stored elsewhere, changed
+    through a method (``update``, ``setdefault``) or through an entry (``log[k] += x``,
+    ``log[k].append(x)``), nor one a nested function or class sees: any of these may put a
+    value the function's own statements do not show."""
+    parents: Dict[int, ast.AST] = {}
+    uses: Dict[str, List[ast.Name]] = {}
+    bindings: Dict[str, int] = {}
+    candidates: Set[str] = set()
+    excluded: Set[str] = set()
+    for node in ast.walk(function):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Name):
+            uses.setdefault(node.id, []).append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            excluded.update(node.names)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Dict) and all(k is not None for k in value.keys) or (
+                isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args and not value.keywords
+            ):
+                candidates.add(node.targets[0].id)
+    found: Set[str] = set()
+    for name in candidates - excluded:
+        stores: List[Tuple[int, int]] = []
+        reads: List[Tuple[int, int]] = []
+        closed = True
+        for use in uses.get(name, ()):
+            parent = parents.get(id(use))
+            scope = parent
+            while scope is not None and scope is not function:
+                if isinstance(scope, _SCOPES):
+                    closed = False  # a nested function or class sees it
+                    break
+                scope = parents.get(id(scope))
+            if not closed:
+                break
+            if not isinstance(use.ctx, ast.Load):
+                bindings[name] = bindings.get(name, 0) + 1
+                closed = isinstance(parent, ast.Assign) and isinstance(use.ctx, ast.Store) and bindings[name] == 1
+            elif isinstance(parent, ast.Subscript) and parent.value is use:
+                grand = parents.get(id(parent))
+                if isinstance(parent.ctx, ast.Store):
+                    # ``log[key] = value`` alone: one value stored (not ``log[k] += x``, ``a = log[k] = x``)
+                    closed = isinstance(grand, ast.Assign) and grand.targets == [parent]
+                    stores.append((grand.lineno, grand.col_offset) if closed else (0, 0))  # type: ignore[union-attr]
+                elif isinstance(parent.ctx, ast.Load):
+                    # ``log[k]`` read, not changed through (``log[k].append(x)``, ``log[k][0] = x``)
+                    closed = not (
+                        isinstance(grand, (ast.Attribute, ast.Subscript)) and grand.value is parent
+                        or isinstance(grand, ast.Call) and grand.func is parent
+                    )
+                    reads.append((use.lineno, use.col_offset))
+            elif isinstance(parent, ast.Attribute) and parent.attr in _DICT_READS:
+                grand = parents.get(id(parent))
+                closed = isinstance(grand, ast.Call) and grand.func is parent
+                reads.append((use.lineno, use.col_offset))
+            elif isinstance(parent, (ast.Return, ast.Compare)) or (
+                isinstance(parent, ast.Tuple) and isinstance(parents.get(id(parent)), ast.Return)
+            ):
+                # ``return log``, ``return loss, log``, ``key in log``
+                reads.append((use.lineno, use.col_offset))
+            else:
+                closed = False  # handed on, aliased, or changed through a method
+            if not closed:
+                break
+        if closed and bindings.get(name) == 1 and all(store < read for store in stores for read in reads):
+            found.add(name)
+    return frozenset(found)
+
+
 def _is_none_test(node: ast.Compare) -> bool:
     """``x is None`` / ``x is not None`` with a name on the left."""
     return (
@@ -1138,6 +1233,10 @@ class _FunctionReader:
         #: local name → its shape, where binding told more than a kind (tuple unpacking)
         self.shapes: Dict[str, Shape] = {}
         self._bound: Optional[FrozenSet[str]] = None
+        #: local dict → the shapes of the values stored in it so far, for one bound from a literal
+        #: (``log = {}``) and filled by ``log[key] = value`` (see :func:`filled_dicts`)
+        self.dict_entries: Dict[str, Set[Shape]] = {}
+        self._filled: Optional[FrozenSet[str]] = None
 
     def _note_looped_calls(self, loop: Union[ast.For, ast.AsyncFor, ast.While]) -> None:
         stack: List[ast.AST] = [*loop.body, *loop.orelse]
@@ -1209,6 +1308,8 @@ class _FunctionReader:
                 for target in node.targets:
                     self._bind(target, taint, kind, shape, node.value)
                     self._write(target, node.value, augmented=False)
+                if len(node.targets) == 1:
+                    self._note_dict_entry(node.targets[0], node.value, shape)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value), self.shape_of(node.value), node.value)
                 self._write(node.target, node.value, augmented=False)
@@ -1524,6 +1625,7 @@ class _FunctionReader:
         if isinstance(target, ast.Name):
             self.taint[target.id] = set(taint)
             self.kinds[target.id] = kind
+            self.dict_entries.pop(target.id, None)
             if shape is not None and shape.kind is not Kind.UNKNOWN:
                 self.shapes[target.id] = shape
             else:
@@ -1643,12 +1745,7 @@ class _FunctionReader:
             kind = Kind.TUPLE if isinstance(node, ast.Tuple) else Kind.LIST
             return Shape(kind, tuple(self.shape_of(e) for e in node.elts))
         if isinstance(node, ast.Dict) and node.keys and all(k is not None for k in node.keys):
-            values = {self.shape_of(v) for v in node.values}
-            if len(values) == 1:
-                return Shape(Kind.DICT, values=values.pop())
-            if all(v.kind in (Kind.GRAPH, Kind.TENSOR) and not v.parts for v in values):
-                return Shape(Kind.DICT, values=_GRAPH_SHAPE)
-            return Shape(Kind.DICT)
+            return Shape(Kind.DICT, values=_entries_shape(self.shape_of(v) for v in node.values))
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
             whole = self.shape_of(node.value)
             if whole.kind in (Kind.TUPLE, Kind.LIST) and -len(whole.parts) <= node.slice.value < len(whole.parts):
@@ -1938,13 +2035,18 @@ class _FunctionReader:
         """``out.append(loss.item())`` on a local list: its elements are what is appended to it.
 
         Any other way the list may be filled (``extend``, ``insert``, handing it to a call) leaves
-        its elements unknown.
+        its elements unknown; so does changing a dict through a method that is not a read
+        (``log.update(extra)``) or handing it to a call.
         """
         func = call.func
         grown = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(arg, ast.Name) and arg.id != grown:
                 self._forget_elements(arg.id)
+        if grown is not None and isinstance(func, ast.Attribute) and func.attr not in _DICT_READS:
+            shape = self.shapes.get(grown)
+            if shape is not None and shape.kind is Kind.DICT:
+                self._forget_elements(grown)  # ``log.update(extra)``, ``log.setdefault(k, v)``
         if grown is None or not isinstance(func, ast.Attribute) or func.attr not in LIST_FILLING_METHODS:
             return
         shape = self.shapes.get(grown)
@@ -1958,10 +2060,39 @@ class _FunctionReader:
             elements.add(shape.values)
         self.shapes[grown] = Shape(Kind.LIST, values=elements.pop() if len(elements) == 1 else _UNKNOWN_SHAPE)
 
+    def _note_dict_entry(self, target: ast.expr, value: ast.expr, shape: Shape) -> None:
+        """``log = {}`` / ``log = {"n": 0}``: a dict whose values are known; ``log["acc"] =
+        float(acc)`` into such a dict, filled only that way (:func:`filled_dicts`): one value more,
+        and the dict's values are what every such store put there."""
+        if isinstance(target, ast.Name):
+            if isinstance(value, ast.Dict) and all(k is not None for k in value.keys):
+                self.dict_entries[target.id] = {self.shape_of(v) for v in value.values}
+            elif isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args and not value.keywords:
+                self.dict_entries[target.id] = set()
+            return
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return
+        name = target.value.id
+        entries = self.dict_entries.get(name)
+        if entries is None:
+            self._forget_elements(name)
+            return
+        if self._filled is None:
+            self._filled = filled_dicts(self.node)
+        if name not in self._filled:
+            del self.dict_entries[name]
+            self._forget_elements(name)
+            return
+        entries.add(shape)
+        self.shapes[name] = Shape(Kind.DICT, values=_entries_shape(entries))
+
     def _forget_elements(self, name: str) -> None:
+        """What the list or dict ``name`` holds is no longer known: something may have put any value in it."""
         shape = self.shapes.get(name)
         if shape is not None and shape.kind is Kind.LIST:
             self.shapes[name] = Shape(Kind.LIST, values=_UNKNOWN_SHAPE)
+        elif shape is not None and shape.kind is Kind.DICT and shape.values is not None:
+            self.shapes[name] = Shape(Kind.DICT)
 
     def _call(self, call: ast.Call) -> None:
         self._grow_list(call)

@@ -49,8 +49,14 @@ class GraphAccumulation(Rule):
 
     It fires only in a loop that runs `backward()`, only on values that hold a
     graph (not on `loss.item()`, `loss.detach()`, `float(loss)`, values computed
-    under `torch.no_grad()`, counts from `argmax`/comparisons), and not when the
+    under `torch.no_grad()`, counts from `argmax`/comparisons, the entries of a
+    dict a step fills key by key with such numbers and hands back), and not when the
     total itself is back-propagated later (summing losses for one `backward()`).
+    Nor when the total lives one training step only: the loop around the inner
+    loop runs a `backward()` of its own and starts the total afresh each
+    iteration, and the inner loop's `backward()` went through each value added
+    (discriminators updated one by one inside the generator's step), so the
+    total holds one step's graphs, their saved tensors already freed.
     Nor when the iteration leaves the total detached (`k = k + d; k = k.detach()`),
     when the list is what `torch.autograd.grad` differentiates against (MAML's
     fast weights), or when the name is the step's own loss, rebound and
@@ -209,6 +215,8 @@ class GraphAccumulation(Rule):
             # same iteration's backward() goes through every model call of what it stores: no
             # iteration's saved tensors outlive it, and the table itself dies with the call.
             return False
+        if self._rebuilt_each_step(flow, acc, loop, training):
+            return False
         escapes = _escapes(flow, acc)
         if escapes and not self._graph_freed(training, acc):
             return False
@@ -258,6 +266,23 @@ class GraphAccumulation(Rule):
         if carried is None or (acc.target in carried.assignments and acc.target not in carried.first_read):
             return None  # rebuilt at the top of every call
         return scope
+
+    def _rebuilt_each_step(self, flow: GraphFlow, acc: Accumulation, loop: cst.CSTNode, training) -> bool:
+        """The loop right around ``loop`` is a training step of its own (its iteration runs a
+        backward() outside ``loop``) and rebuilds the total at the top of each iteration, while
+        ``loop``'s own backward() goes through every model call of each value added: the total
+        holds the graphs of one step at most, already freed of what autograd saved, and nothing
+        grows from step to step (discriminators updated one by one inside the generator's step)."""
+        loops = flow.loops_of(acc.loops)
+        if loop not in loops or loops.index(loop) == 0:
+            return False
+        outer = loops[loops.index(loop) - 1]
+        carried = flow.carried.get(outer)
+        if carried is None or acc.target not in carried.assignments or acc.target in carried.first_read:
+            return False
+        if not any(outer in b.loops and loop not in b.loops for b in _backwards(flow)):
+            return False  # an epoch around a loop of steps: the total grows with every step
+        return self._graph_freed(training, acc, whole=True)
 
     def _graph_freed(self, training, acc: Accumulation, whole: bool = False) -> bool:
         """The accumulated value shares the graph a backward() of the same loop frees; ``whole``:
