@@ -10,6 +10,8 @@ how the rules ask flow questions without a full def-use graph:
 * ``("pre", loop, name)`` is put at the loop head on a name holding a graph that the loop reads
   and never assigns (a value made before the loop): a backward whose tensor holds it
   back-propagates through that value, not merely through something else made from the same graph.
+  A container whose entries the loop stores into gets none: it is rebuilt in part, and its keys
+  read as one joined value.
 * ``("acc", name)`` is put on an accumulator when something is added into it:
   a backward (or a ``return``, or an unknown call) holding it means the total
   is used for more than logging.
@@ -958,7 +960,19 @@ class GraphFlow:
         self.first_entry.setdefault(loop, dict(pre))
         kept_clean = self._detached_with_every_backward(loop)
         targets = {n for n, _ in loops.target_names(loop.target)} if isinstance(loop, cst.For) else set()
-        read_only = [n for n in carried.first_read if n not in carried.assignments and n not in targets and n in pre]
+        # A container (not a tensor written row by row) whose entries the loop stores into is not
+        # read only: some of its keys are rebuilt in the loop (``d["v"] = model(d["x"])`` after the
+        # backward, or ``if epoch > 0:`` before the read). Its keys are read as the join of all it
+        # held where the loop started, and that join cannot show that the loop reads the graph made
+        # before it under a key the loop never rebuilds, so it gets no ``pre`` label.
+        rebuilt = {
+            name for name in loops.stored_keys(loop.body)
+            if name in pre and pre[name].kinds != _TENSOR_KIND
+        }
+        read_only = [
+            n for n in carried.first_read
+            if n not in carried.assignments and n not in targets and n in pre and n not in rebuilt
+        ]
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):

@@ -109,7 +109,12 @@ class CarriedState(Rule):
     A test no iteration changes is also a fact of the way that passed it:
     past `assert cost < 0`, an `if cost >= 0:` does not run. A graph made
     before the loop is reported only where the loop's backward goes through
-    the name that holds it (not through `td_target.detach()`).
+    the name that holds it (not through `td_target.detach()`), and not where
+    it sits in a container the loop stores entries into (`batch["value"] =
+    critic(batch["obs"])` after the backward, or under `if epoch > 0:`
+    before the read): the container's keys are read as one joined value,
+    which cannot show that the graph sits under a key the loop never
+    rebuilds.
 
     State kept on an `nn.Module` between `forward` calls is reported in the
     module's own file even when the training loop is in another file. State a
