@@ -639,6 +639,9 @@ class GraphFlow:
         self.callee_backwards: Dict[cst.Call, Backward] = {}
         #: the loops (and the method scope) in which an optimizer step runs, here or in a project callee
         self.stepping_loops: Set[cst.CSTNode] = set()
+        #: ``.step(...)`` calls → what their first positional argument holds (joined over the passes;
+        #: None: no such argument) and the loops they run in
+        self._step_calls: Dict[cst.Call, Tuple[Optional[Val], Tuple[cst.CSTNode, ...]]] = {}
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
@@ -709,6 +712,9 @@ class GraphFlow:
             self.loop_end[self.scope] = end
         elif isinstance(self.scope, cst.Module):
             self._block(list(self.scope.body), state)
+        for given, stepped_in in self._step_calls.values():
+            if not _given_a_graph(given):
+                self.stepping_loops.update(stepped_in)
         return self
 
     def loops_of(self, node_loops: Sequence[cst.CSTNode]) -> Tuple[cst.CSTNode, ...]:
@@ -1747,8 +1753,14 @@ class GraphFlow:
             return Val(kinds=_NONE_KIND)
         if is_step_call(self.context, call) or isinstance(func, cst.Attribute) and func.attr.value.endswith("step"):
             # Any ``.step()`` / ``first_step()`` may update weights in place (an optimizer the
-            # file does not construct): the loop counts as one that steps.
-            self.stepping_loops.update(self._loops)
+            # file does not construct): the loop counts as one that steps, unless the step is
+            # given a graph (see :func:`_given_a_graph`), judged on what its argument holds over
+            # every pass of the loops, once the scope is walked.
+            given = args[0] if call.args and call.args[0].keyword is None and not call.args[0].star else None
+            earlier = self._step_calls.get(call)
+            if earlier is not None and earlier[0] is not None and given is not None:
+                given = earlier[0].join(given)
+            self._step_calls[call] = (given, tuple(self._loops))
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""
         if qnames & {"torch.autograd.grad", "torch.autograd.functional.jacobian"}:
@@ -2123,6 +2135,18 @@ def _holds_graph(shape: Shape) -> bool:
     if shape.kind is ModelKind.GRAPH:
         return True
     return any(_holds_graph(part) for part in shape.parts) or (shape.values is not None and _holds_graph(shape.values))
+
+
+def _given_a_graph(value: Optional[Val]) -> bool:
+    """The first positional argument of a ``step`` call holds a graph (``diffopt.step(loss)``).
+
+    A ``torch.optim`` optimizer's ``step`` takes a closure (a tensor there raises: it is not
+    callable), a ``GradScaler``'s an optimizer and a scheduler's an epoch or a metric: a step given
+    the loss itself is none of torch's in-place weight updates. A differentiable optimizer
+    (``higher``'s ``diffopt.step(loss)``) computes new weights out of place, keeping the graph
+    for the meta-gradient; what an unknown object does with it is not known either way, so it is
+    not taken as a step that rewrites weights under a retained graph."""
+    return value is not None and value.level == GRAPH and not value.graph_is_assumed
 
 
 def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, name: str) -> bool:

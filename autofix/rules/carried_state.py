@@ -116,6 +116,14 @@ class CarriedState(Rule):
     which cannot show that the graph sits under a key the loop never
     rebuilds.
 
+    Retained graphs (`torch.autograd.grad(..., create_graph=True)`,
+    `retain_graph=True`) that every backward of the loop keeps are full
+    back-propagation asked for, not a leak, unless an optimizer step in the
+    loop rewrites the weights under them. A `step` given the loss itself
+    (`diffopt.step(loss)`, a differentiable optimizer of a MAML inner loop)
+    is not taken for such a step: `torch.optim` steps take a closure, a
+    scaler's an optimizer.
+
     State kept on an `nn.Module` between `forward` calls is reported in the
     module's own file even when the training loop is in another file. State a
     forward keeps only on calls that opt in with a flag off by default, and
