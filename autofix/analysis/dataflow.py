@@ -10,6 +10,8 @@ how the rules ask flow questions without a full def-use graph:
 * ``("pre", loop, name)`` is put at the loop head on a name holding a graph that the loop reads
   and never assigns (a value made before the loop): a backward whose tensor holds it
   back-propagates through that value, not merely through something else made from the same graph.
+  A container whose entries the loop stores into gets none: it is rebuilt in part, and its keys
+  read as one joined value.
 * ``("acc", name)`` is put on an accumulator when something is added into it:
   a backward (or a ``return``, or an unknown call) holding it means the total
   is used for more than logging.
@@ -640,6 +642,9 @@ class GraphFlow:
         #: project functions called in loops, with those loops: asked whether they step only when
         #: a rule needs to know (following their calls reads much of the project)
         self.looped_callees: List[Tuple[FunctionSummary, Tuple[cst.CSTNode, ...]]] = []
+        #: ``.step(...)`` calls → what their first positional argument holds (joined over the passes;
+        #: None: no such argument) and the loops they run in
+        self._step_calls: Dict[cst.Call, Tuple[Optional[Val], Tuple[cst.CSTNode, ...]]] = {}
         self.accumulations: Dict[cst.CSTNode, Accumulation] = {}
         self.assignments: List[Assignment] = []
         self.carried: Dict[cst.CSTNode, loops.Carried] = {}
@@ -716,6 +721,9 @@ class GraphFlow:
             self.loop_end[self.scope] = end
         elif isinstance(self.scope, cst.Module):
             self._block(list(self.scope.body), state)
+        for given, stepped_in in self._step_calls.values():
+            if not _given_a_graph(given):
+                self.stepping_loops.update(stepped_in)
         return self
 
     def loops_of(self, node_loops: Sequence[cst.CSTNode]) -> Tuple[cst.CSTNode, ...]:
@@ -967,7 +975,19 @@ class GraphFlow:
         self.first_entry.setdefault(loop, dict(pre))
         kept_clean = self._detached_with_every_backward(loop)
         targets = {n for n, _ in loops.target_names(loop.target)} if isinstance(loop, cst.For) else set()
-        read_only = [n for n in carried.first_read if n not in carried.assignments and n not in targets and n in pre]
+        # A container (not a tensor written row by row) whose entries the loop stores into is not
+        # read only: some of its keys are rebuilt in the loop (``d["v"] = model(d["x"])`` after the
+        # backward, or ``if epoch > 0:`` before the read). Its keys are read as the join of all it
+        # held where the loop started, and that join cannot show that the loop reads the graph made
+        # before it under a key the loop never rebuilds, so it gets no ``pre`` label.
+        rebuilt = {
+            name for name in loops.stored_keys(loop.body)
+            if name in pre and pre[name].kinds != _TENSOR_KIND
+        }
+        read_only = [
+            n for n in carried.first_read
+            if n not in carried.assignments and n not in targets and n in pre and n not in rebuilt
+        ]
         back: State = dict(pre)
         end: State = dict(pre)
         for _ in range(4):
@@ -1742,8 +1762,14 @@ class GraphFlow:
             return Val(kinds=_NONE_KIND)
         if is_step_call(self.context, call) or isinstance(func, cst.Attribute) and func.attr.value.endswith("step"):
             # Any ``.step()`` / ``first_step()`` may update weights in place (an optimizer the
-            # file does not construct): the loop counts as one that steps.
-            self.stepping_loops.update(self._loops)
+            # file does not construct): the loop counts as one that steps, unless the step is
+            # given a graph (see :func:`_given_a_graph`), judged on what its argument holds over
+            # every pass of the loops, once the scope is walked.
+            given = args[0] if call.args and call.args[0].keyword is None and not call.args[0].star else None
+            earlier = self._step_calls.get(call)
+            if earlier is not None and earlier[0] is not None and given is not None:
+                given = earlier[0].join(given)
+            self._step_calls[call] = (given, tuple(self._loops))
         qnames = qualified_names(self.context, func)
         func_name = dotted_name(func) or ""
         if qnames & {"torch.autograd.grad", "torch.autograd.functional.jacobian"}:
@@ -2118,6 +2144,18 @@ def _holds_graph(shape: Shape) -> bool:
     if shape.kind is ModelKind.GRAPH:
         return True
     return any(_holds_graph(part) for part in shape.parts) or (shape.values is not None and _holds_graph(shape.values))
+
+
+def _given_a_graph(value: Optional[Val]) -> bool:
+    """The first positional argument of a ``step`` call holds a graph (``diffopt.step(loss)``).
+
+    A ``torch.optim`` optimizer's ``step`` takes a closure (a tensor there raises: it is not
+    callable), a ``GradScaler``'s an optimizer and a scheduler's an epoch or a metric: a step given
+    the loss itself is none of torch's in-place weight updates. A differentiable optimizer
+    (``higher``'s ``diffopt.step(loss)``) computes new weights out of place, keeping the graph
+    for the meta-gradient; what an unknown object does with it is not known either way, so it is
+    not taken as a step that rewrites weights under a retained graph."""
+    return value is not None and value.level == GRAPH and not value.graph_is_assumed
 
 
 def _replaces_one_entry(target: cst.Subscript, value_node: cst.BaseExpression, name: str) -> bool:

@@ -696,7 +696,7 @@ def carried_entries(loop: cst.CSTNode, rebound: Iterable[str]) -> List[CarriedEn
             visit(child, inner)
 
     visit(body, ())
-    stored = _stored_keys(body)
+    stored = stored_keys(body)
     carried = {entry for entry, (kind, _, _) in first.items() if kind == "read" and entry[1] in stored.get(entry[0], ())}
     return [
         CarriedEntry(
@@ -707,7 +707,7 @@ def carried_entries(loop: cst.CSTNode, rebound: Iterable[str]) -> List[CarriedEn
     ]
 
 
-def _stored_keys(body: cst.CSTNode) -> Dict[str, Set[Optional[str]]]:
+def stored_keys(body: cst.CSTNode) -> Dict[str, Set[Optional[str]]]:
     """Container → the keys (as spelled; None for a slice or several) ``body`` stores into with a plain
     or augmented assignment (``state["h"] = ...``, ``hiddens[i] += ...``)."""
     found: Dict[str, Set[Optional[str]]] = {}

@@ -109,10 +109,29 @@ class CarriedState(Rule):
     A test no iteration changes is also a fact of the way that passed it:
     past `assert cost < 0`, an `if cost >= 0:` does not run. A graph made
     before the loop is reported only where the loop's backward goes through
-    the name that holds it (not through `td_target.detach()`).
+    the name that holds it (not through `td_target.detach()`), and not where
+    it sits in a container the loop stores entries into (`batch["value"] =
+    critic(batch["obs"])` after the backward, or under `if epoch > 0:`
+    before the read): the container's keys are read as one joined value,
+    which cannot show that the graph sits under a key the loop never
+    rebuilds.
+
+    Retained graphs (`torch.autograd.grad(..., create_graph=True)`,
+    `retain_graph=True`) that every backward of the loop keeps are full
+    back-propagation asked for, not a leak, unless an optimizer step in the
+    loop rewrites the weights under them. A `step` given the loss itself
+    (`diffopt.step(loss)`, a differentiable optimizer of a MAML inner loop)
+    is not taken for such a step: `torch.optim` steps take a closure, a
+    scaler's an optimizer.
 
     State kept on an `nn.Module` between `forward` calls is reported in the
-    module's own file even when the training loop is in another file. State a
+    module's own file even when the training loop is in another file, unless
+    the class offers a method that re-creates it (`reset_hidden()`,
+    `detach_hidden()`) that nothing in the file calls, or that a holder's
+    method only hands on (`for cell in self.cells: cell.detach_hidden()`) in
+    a file that trains nothing: re-creating it is then its caller's part, and
+    a training loop that calls the module and never does is reported where
+    the model can follow the module to that state. State a
     forward keeps only on calls that opt in with a flag off by default, and
     reads nowhere else (`if use_cache: self.cache_k = torch.cat([self.cache_k,
     k])`, a cache text generation fills under `no_grad`), is not: a training
@@ -555,18 +574,40 @@ class CarriedState(Rule):
         training_loops = [
             loop for f in flows for b in f.backwards.values() for loop in f.loops_of(b.loops)[-1:]
         ]
-        found_reset = False
-        for node in loops.walk(self.context.module):
-            resets = False
+        module = self.context.module
+
+        def resets(node: cst.CSTNode, names: Set[str]) -> bool:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                resets = node.func.attr.value in resetters and dotted_name(node.func.value) != "self"
-            elif isinstance(node, cst.Assign):
-                resets = any(
+                return node.func.attr.value in names and dotted_name(node.func.value) != "self"
+            if isinstance(node, cst.Assign):
+                return any(
                     isinstance(t.target, cst.Attribute) and t.target.attr.value == attr
                     and dotted_name(t.target.value) not in (None, "self")
                     for t in node.targets
                 )
-            if resets:
+            return False
+
+        # In a file that trains nothing, a method of a holder class that hands the reset on
+        # (``def detach_hidden(self): for rnn in self.rnns: rnn.detach_hidden()``) offers it to its
+        # own caller, in another file: its calls are the resets, followed up to a fixed point. A
+        # file that trains is the caller: there, a reset only handed on is a reset not made.
+        names = set(resetters)
+        candidates = [
+            node for node in loops.walk(module)
+            if isinstance(node, cst.Assign) or isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+        ]
+        while True:
+            sites = [node for node in candidates if resets(node, names)]
+            handing = {site: None if training_loops else _hands_on_reset(module, site) for site in sites}
+            more = {method for method in handing.values() if method is not None} - names
+            if not more:
+                break
+            names |= more
+        found_reset = False
+        for node in candidates:
+            if node in handing:
+                if handing[node] is not None:
+                    continue  # judged by the calls of the method that hands it on
                 found_reset = True
                 if any(_encloses(loop, node) for loop in training_loops):
                     return True
@@ -582,7 +623,8 @@ class CarriedState(Rule):
                 # ask for no cache: the caller decides whether the state is kept.
                 if _reset_per_call(self.context.module, node):
                     return True
-        # A reset method nobody in this file calls: its caller (another file) decides; stay silent.
+        # A reset method nobody in this file calls, or calls only from a method handing it on to
+        # its own caller: that caller (another file) decides; stay silent.
         return bool(resetters) and not found_reset
 
     def _carried_states(self, flow: GraphFlow) -> Dict[cst.CSTNode, List[str]]:
@@ -930,6 +972,26 @@ def _reset_per_call(module: cst.Module, node: cst.CSTNode) -> bool:
             if any(isinstance(n, (cst.Name, cst.Attribute)) and (dotted_name(n) or "").startswith("self.") for n in loops.walk(test)):
                 return False  # ``if self.state is None:`` resets once, then the state is kept
     return True
+
+
+def _hands_on_reset(module: cst.Module, site: cst.CSTNode) -> Optional[str]:
+    """The name of the method whose body holds the reset ``site`` when that method hands the
+    reset on to its caller: a method of a class (not ``__init__``, which resets once, nor the
+    per-call ``forward``/``training_step``), so the reset runs when its caller calls it."""
+    path = _path_to(module, site)
+    functions = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
+    if not functions:
+        return None
+    index = functions[-1]
+    method = path[index]
+    assert isinstance(method, cst.FunctionDef)
+    # ``class C: <IndentedBlock> def m``: the function sits directly in a class body.
+    if index < 2 or not isinstance(path[index - 2], cst.ClassDef):
+        return None
+    name = method.name.value
+    if name == "__init__" or name in STATEFUL_CALLS:
+        return None
+    return name
 
 
 def _fresh_value(value: cst.BaseExpression) -> bool:
