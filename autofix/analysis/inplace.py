@@ -108,6 +108,8 @@ _INPLACE_CALL_NAMES = (
     | frozenset(FUNCTIONAL_INPLACE_PARAMETER)
 )
 _BUILTINS = frozenset(dir(builtins))
+#: ``torch.nn`` modules that hold other modules, which may be the project's
+_CONTAINER_MODULES = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _SMALL_STATEMENTS = (
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Raise, ast.Assert, ast.Delete, ast.Pass,
@@ -226,6 +228,14 @@ def inplace_events(
         kept = (complete, _Analysis(tree, model, caller_only=complete).run())
         tree._autofix_inplace_events = kept  # type: ignore[attr-defined]
     return [event for event in kept[1] if caller_only is None or event.caller_only is caller_only]
+
+
+def _assigned(target: ast.AST) -> Iterator[ast.AST]:
+    """``target`` and, for a tuple or list target, each name it binds."""
+    yield target
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _assigned(element.value if isinstance(element, ast.Starred) else element)
 
 
 def torch_alias(tree: ast.Module) -> Optional[str]:
@@ -441,6 +451,8 @@ class _Analysis:
         self.ctor_calls: Dict[str, List[ast.Call]] = {}
         #: dotted targets bound to a ``torch.nn`` module by qualified name -> its last name
         self.torch_module_ctor: Dict[str, str] = {}
+        #: ``Class.self.<attr>`` targets some assignment binds to anything but one ``torch.nn`` layer
+        self.other_attrs: Set[str] = set()
         self.classes: Dict[str, ast.ClassDef] = {}
         self.inplace_modules: Set[str] = set()  # dotted targets bound to nn.X(inplace=True)
         self._inplace_attrs: Set[str] = set()
@@ -569,6 +581,12 @@ class _Analysis:
                 self.functions[node.name] = node
                 self.owner[id(node)] = None
         for assign, cls in self.m.assigns:
+            layer = isinstance(assign.value, ast.Call) and self._library_layer(assign.value)
+            for target in assign.targets:
+                for element in _assigned(target):
+                    name = dotted(element)
+                    if name and name.startswith("self.") and cls is not None and not (layer and element is target):
+                        self.other_attrs.add(f"{cls.name}.{name}")
             if not isinstance(assign.value, ast.Call):
                 continue
             ctor = dotted(assign.value.func) or ""
@@ -594,6 +612,18 @@ class _Analysis:
                 if last in INPLACE_MODULES and _inplace_requested(assign.value, INPLACE_MODULES[last]):
                     self.inplace_modules.add(name)
                     self._inplace_attrs.add(name.rsplit(".", 1)[-1])
+
+    def _library_layer(self, call: ast.Call) -> bool:
+        """``call`` builds a ``torch.nn`` layer (not a container, whose elements may be the project's)."""
+        name = dotted(call.func) or ""
+        return name.rsplit(".", 1)[-1] not in _CONTAINER_MODULES and any(
+            q.startswith("torch.nn.") for q in self.m.qualified_names(call.func)
+        )
+
+    def library_layer(self, key: Optional[str]) -> bool:
+        """``Class.self.<attr>`` is bound, in this class, only to ``torch.nn`` layers: calling it runs
+        no code of the project (the program model resolves it to the library too, at a cost)."""
+        return key is not None and key in self.torch_module_ctor and key not in self.other_attrs
 
     def trainable_parameter(self, key: Optional[str]) -> bool:
         """Is ``key`` (``Class.self.<attr>``) an ``nn.Parameter`` that surely requires grad?"""
@@ -1133,6 +1163,8 @@ class _Walker:
         (the program model's ``call_writes``); None when the callee is not one."""
         spelled = dotted(call.func)
         if spelled is None or spelled.startswith("self.") and self.scope.cls is None:
+            return None
+        if spelled.startswith("self.") and self.a.library_layer(self._key(spelled)):
             return None
         model = self.a.model
         node = self.scope.node
