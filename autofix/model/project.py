@@ -729,7 +729,11 @@ class ModuleModel:
 
     def runs_backward(self, function: FunctionSummary) -> bool:
         """``function`` calls backward() itself, or through the project functions and methods it calls
-        (``fit()`` looping over ``self.train_step(batch)``, which back-propagates)."""
+        (``fit()`` looping over ``self.train_step(batch)``, which back-propagates).
+
+        Not through what a ``@torch.no_grad()`` function calls: a forward there records no graph, so
+        a training step reached from it could not back-propagate (its backward would raise); that is
+        evaluation or generation, whose calls reach much of a library (``model.generate(...)``)."""
         home = self._home(function)
         return home is not None and home._runs_backward(function, set())
 
@@ -814,7 +818,7 @@ class ModuleModel:
         key = id(function)
         if key in self._backward_memo:
             return self._backward_memo[key]
-        if key in visiting or len(visiting) > _MAX_DEPTH:
+        if key in visiting or len(visiting) > _MAX_DEPTH or function.grad_disabled:
             return False
         visiting.add(key)
         found = False
