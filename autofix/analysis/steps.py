@@ -340,6 +340,9 @@ class OriginSite:
     scope: Optional[cst.CSTNode]
     #: each positional or keyword argument's expression and value
     args: Tuple[Tuple[cst.BaseExpression, "_Value"], ...]
+    #: the call builds an object (``Net(cfg)``, ``uniform_initializer(0.01)`` of a project class):
+    #: no forward pass, so two losses that both reach it share no node through it
+    constructs: bool = False
 
 
 class _GraphWalker:
@@ -360,6 +363,7 @@ class _GraphWalker:
         self._def: Optional[cst.FunctionDef] = None
         self._graph_free: Dict[Tuple[int, str], Optional[_GradFree]] = {}
         self._library: Dict[Tuple[int, str], bool] = {}
+        self._instantiates: Dict[Tuple[int, str], bool] = {}
         #: arguments handed to a library object's method: the graph of its result through them is assumed
         self.assumed: Set[cst.CSTNode] = set()
         #: (statement, index of the branch) for each branch being walked
@@ -528,9 +532,24 @@ class _GraphWalker:
         # nested calls cost 2^depth (f(g(h(...))) 18 deep: 15 s).
         origin = next(self._ids)
         args = tuple((a.value, value) for a, value in zip(call.args, arg_values) if not a.star)
-        self.sites[origin] = OriginSite(call, self._scope, args)
+        self.sites[origin] = OriginSite(call, self._scope, args, self._constructs(call.func))
         self._last_origin = origin
         return frozenset((origin,))
+
+    def _constructs(self, func: cst.BaseExpression) -> bool:
+        """Calling ``func`` instantiates a class: one the project defines under that name (a
+        ``class`` statement in an enclosing function included, whatever its case), or, where the
+        model cannot tell, a capitalised callee (:func:`names_class`)."""
+        if names_class(self.context, func):
+            return True
+        if not isinstance(func, cst.Name):
+            return False
+        scope, caller_of = self._walked_scope()
+        key = (id(scope), func.value)
+        known = self._instantiates.get(key)
+        if known is None:
+            known = self._instantiates[key] = self.context.model.instantiated_class(caller_of(), func.value) is not None
+        return known
 
     def _value(self, node: Optional[cst.CSTNode], env, disabled: bool) -> _Value:
         if node is None or disabled or node in self.cut:

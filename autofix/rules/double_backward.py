@@ -14,7 +14,6 @@ from autofix.analysis import screen
 from autofix.analysis.dataflow import bind_arguments
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
-    names_class,
     PASS_METHODS,
     GraphFlow,
     Line,
@@ -132,7 +131,9 @@ class DoubleBackward(Rule):
     needed for gradient computation has been modified by an inplace operation`).
     Losses returned in a tuple (`policy_loss, q_loss = self.loss(batch)`) or a
     record built with keywords (`Losses(policy=…, q=…)`) keep each element's
-    own graph; a factory that returns a constructed object runs no forward pass.
+    own graph; a factory that returns a constructed object runs no forward pass,
+    nor does constructing an object of a project class, whatever its spelling
+    (`init = uniform_initializer(0.01)` handed to two modules' constructors).
 
     Not reported: separate forward passes (gradient accumulation), GAN steps
     whose discriminator loss uses `fake.detach()` or that call a `step()` in
@@ -835,11 +836,12 @@ def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:
 
 def _forward_origins(context: RuleContext, trace: StepTrace, origins: Origins) -> Origins:
     """Origins made by a forward pass: not by constructing an object (``AcceleratorState()``,
-    ``DataLoader(...)``); a module held in a capitalised attribute (``self.G(z)``) does run one."""
+    ``DataLoader(...)``, :attr:`OriginSite.constructs`); a module held in a capitalised attribute
+    (``self.G(z)``) does run one."""
     kept = set()
     for origin in origins:
         site = trace.sites.get(origin)
-        if site is not None and names_class(context, site.call.func):
+        if site is not None and site.constructs:
             continue
         kept.add(origin)
     return frozenset(kept)
