@@ -258,6 +258,13 @@ class _Value:
     #: An empty list or tuple literal (``self.transition = []``): of known length, none, so
     #: ``.append(a)`` and ``.extend([b, c])`` make a list whose :attr:`parts` are known.
     empty: bool = False
+    #: A dict built here with string keys (``{'value': v, 'log_prob': lp}``): :attr:`fields` are
+    #: all it holds, so ``d['value']`` reads that entry's graph alone and ``d['value'] = x``
+    #: replaces it.
+    keyed: bool = False
+    #: A string known here: a dict's key while a comprehension walks its keys
+    #: (``{k: torch.cat([t[k] for t in rows]) for k in rows[0].keys()}``).
+    key: Optional[str] = None
 
     def field_value(self, name: str) -> Optional["_Value"]:
         return next((value for key, value in self.fields if key == name), None)
@@ -495,8 +502,18 @@ class _GraphWalker:
         if isinstance(target, cst.Subscript):
             # losses["cls"] = l: the dict now holds l's graph as well.
             name = dotted_name(target.value)
+            old = env.get(name, _Value()) if name is not None else _Value()
+            key = _literal_key(target.slice[0].slice.value) if (
+                len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
+            ) else None
+            if name is not None and old.keyed and key is not None:
+                # ``batch['value'] = critic(states)`` on a dict built here: that entry's graph is
+                # replaced, the other entries keep theirs.
+                fields = tuple((k, v) for k, v in old.fields if k != key) + ((key, value),)
+                parts = [v.origins for _, v in fields]
+                env[name] = _Value(_union(parts), _pairwise_share(parts), container=True, fields=fields, keyed=True)
+                return
             if name is not None:
-                old = env.get(name, _Value())
                 shared = old.shared_elements or bool(old.origins & value.origins)
                 env[name] = _Value(old.origins | value.origins, shared)
             return
@@ -563,10 +580,13 @@ class _GraphWalker:
             if name is not None and name in env:
                 return env[name]
             owner = self._value(node.value, env, disabled)
-            found = owner.field_value(node.attr.value)
+            # A dict's entries are no attributes.
+            found = owner.field_value(node.attr.value) if not owner.keyed else None
             return found if found is not None else _Value(owner.origins)
         if isinstance(node, cst.Subscript):
-            return _Value(self._value(node.value, env, disabled).origins)
+            owner = self._value(node.value, env, disabled)
+            entry = self._entry(owner, node, env, disabled)
+            return entry if entry is not None else _Value(owner.origins)
         if isinstance(node, cst.Call):
             return self._call_value(node, env, disabled)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
@@ -580,27 +600,80 @@ class _GraphWalker:
                 empty=not node.elements,
             )
         if isinstance(node, cst.Dict):
-            parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
-            return _Value(_union(parts), _pairwise_share(parts), container=True)
+            values = [self._value(e.value, env, disabled) for e in node.elements if isinstance(e, cst.DictElement)]
+            parts = [v.origins for v in values]
+            keys = [_literal_key(e.key) if isinstance(e, cst.DictElement) else None for e in node.elements]
+            keyed = None not in keys and len(set(keys)) == len(keys)
+            fields = tuple((k, v) for k, v in zip(keys, values) if k is not None) if keyed else ()
+            return _Value(_union(parts), _pairwise_share(parts), container=True, fields=fields, keyed=keyed)
         if isinstance(node, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
             return _Value()
         parts = [self._value(child, env, disabled).origins for child in _children(node) if isinstance(child, cst.CSTNode)]
         return _Value(_union(parts))
 
+    def _entry(self, owner: _Value, node: cst.Subscript, env, disabled: bool) -> Optional[_Value]:
+        """What ``owner[...]`` reads, where that is one entry's value: a dict built here with string
+        keys at a key known here, or any row of a list of such dicts (every row's entries joined,
+        whatever the index). None where that is not known (the whole container's graphs then)."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None  # a slice of rows is a list, not a row
+        rows = _keyed_rows(owner)
+        if rows is not None:
+            return rows
+        if not owner.keyed:
+            return None
+        index = node.slice[0].slice.value
+        key = _literal_key(index)
+        if key is None and isinstance(index, cst.Name):
+            key = env.get(index.value, _Value()).key
+        return owner.field_value(key) if key is not None else None
+
     def _is_module(self, name: str) -> bool:
         return name in module_facts(self.context).modules
 
     def _comprehension_value(self, node, env, disabled: bool) -> _Value:
+        keyed = self._transposed(node, env, disabled)
+        if keyed is not None:
+            return keyed
         inner = _Env(env)
         source = _EMPTY
+        shared = False
         for comp in _generators(node.for_in):
-            iterated = self._value(comp.iter, inner, disabled).origins
+            iterated_value = self._value(comp.iter, inner, disabled)
+            iterated = iterated_value.origins
+            shared = shared or bool(iterated)
+            rows = _keyed_rows(iterated_value)
+            if rows is not None and isinstance(comp.target, cst.Name):
+                # ``[t['value'] for t in rows]`` over dicts built here: each ``t`` is such a dict,
+                # so an element reads only what it takes from ``t``, not every entry of every row.
+                inner[comp.target.value] = rows
+                continue
             source |= iterated
             self._bind(comp.target, iterated, inner)
         elt = node.value if isinstance(node, cst.DictComp) else node.elt
         element = self._value(elt, inner, disabled).origins
         # Every element was computed from the same iterated graph value.
-        return _Value(source | element, bool(source), container=True)
+        return _Value(source | element, shared, container=True)
+
+    def _transposed(self, node, env, disabled: bool) -> Optional[_Value]:
+        """``{k: torch.cat([t[k] for t in rows]) for k in rows[0].keys()}``: a dict built by walking
+        the keys of a dict built here, each entry computed with its key known, so each keeps the
+        graphs of what it reads under that key. None for any other comprehension."""
+        if not isinstance(node, cst.DictComp) or node.for_in.inner_for_in is not None or node.for_in.ifs:
+            return None
+        target = node.for_in.target
+        if not (isinstance(target, cst.Name) and isinstance(node.key, cst.Name) and node.key.value == target.value):
+            return None
+        iterated = self._value(node.for_in.iter, env, disabled)
+        if not iterated.keyed:
+            return None
+        fields = []
+        for key, _ in iterated.fields:
+            inner = _Env(env)
+            inner[target.value] = _Value(key=key)
+            fields.append((key, self._value(node.value, inner, disabled)))
+        parts = [v.origins for _, v in fields]
+        return _Value(_union(parts), _pairwise_share(parts), container=True, fields=tuple(fields), keyed=True)
 
     def _graph_free_callee(self, func: cst.BaseExpression) -> bool:
         """``func`` is a project function or method decorated ``@torch.no_grad()`` that hands back
@@ -1048,6 +1121,30 @@ class _TraceWalker(_GraphWalker):
         return _joined(returned)
 
 
+def _literal_key(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    """The string a plain string literal spells (``'value'``), else None."""
+    if isinstance(node, cst.SimpleString):
+        evaluated = node.evaluated_value
+        return evaluated if isinstance(evaluated, str) else None
+    return None
+
+
+def _keyed_rows(value: _Value) -> Optional[_Value]:
+    """Any row of a list whose every row is a dict built here with string keys (``rows.append({'s':
+    s, 'v': v})``): one such dict whose each entry joins that entry's graphs over the rows. None
+    unless every row is known and keyed."""
+    if not value.parts or not all(p.keyed for p in value.parts):
+        return None
+    keys: List[str] = []
+    for part in value.parts:
+        keys.extend(k for k, _ in part.fields if k not in keys)
+    fields = tuple(
+        (k, _Value(_union(v.origins for p in value.parts for key, v in p.fields if key == k))) for k in keys
+    )
+    parts = [v.origins for _, v in fields]
+    return _Value(_union(parts), _pairwise_share(parts), container=True, fields=fields, keyed=True)
+
+
 def _joined(values: Sequence[_Value]) -> _Value:
     """What a function returns over all its ``return`` statements: element by element where every
     one returns a tuple of one length, field by field where every one builds the same fields."""
@@ -1059,7 +1156,7 @@ def _joined(values: Sequence[_Value]) -> _Value:
     keys = {tuple(k for k, _ in v.fields) for v in values}
     if len(keys) == 1 and () not in keys:
         fields = tuple((k, _joined([v.fields[i][1] for v in values])) for i, k in enumerate(keys.pop()))
-        joined = replace(joined, fields=fields)
+        joined = replace(joined, fields=fields, keyed=all(v.keyed for v in values))
     return joined
 
 

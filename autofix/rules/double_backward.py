@@ -131,7 +131,9 @@ class DoubleBackward(Rule):
     needed for gradient computation has been modified by an inplace operation`).
     Losses returned in a tuple (`policy_loss, q_loss = self.loss(batch)`) or a
     record built with keywords (`Losses(policy=…, q=…)`) keep each element's
-    own graph; a factory that returns a constructed object runs no forward pass,
+    own graph, and so do the entries of a dict built with string keys (rollout
+    rows `{'log_prob': lp, 'value': v}`, and a batch gathering each entry over
+    the rows, `{k: torch.cat([r[k] for r in rows]) for k in rows[0].keys()}`); a factory that returns a constructed object runs no forward pass,
     nor does constructing an object of a project class, whatever its spelling
     (`init = uniform_initializer(0.01)` handed to two modules' constructors).
 
