@@ -42,7 +42,7 @@ from autofix.analysis.training import (
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
 from autofix.model.returned import sources_share
-from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, may_hold_graph
+from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, Kind, may_hold_graph
 from autofix.model.vocabulary import (
     CUT_ATTRIBUTES,
     CUT_FUNCTIONS,
@@ -371,6 +371,10 @@ class _GraphWalker:
         self._graph_free: Dict[Tuple[int, str], Optional[_GradFree]] = {}
         self._library: Dict[Tuple[int, str], bool] = {}
         self._instantiates: Dict[Tuple[int, str], bool] = {}
+        self._free_elements: Dict[Tuple[int, str], Optional[Tuple[bool, ...]]] = {}
+        #: a ``for`` target bound to each row of a list of dicts built here → that list's name:
+        #: ``for t in reversed(rows): t['ret'] = r`` writes an entry into the rows of ``rows``
+        self._row_alias: Dict[str, str] = {}
         #: arguments handed to a library object's method: the graph of its result through them is assumed
         self.assumed: Set[cst.CSTNode] = set()
         #: (statement, index of the branch) for each branch being walked
@@ -395,10 +399,10 @@ class _GraphWalker:
             inner_disabled = isinstance(stmt, cst.FunctionDef) and any(
                 disables_grad(self.context, d.decorator) for d in stmt.decorators
             )
-            outer = self._def
-            self._def = stmt if isinstance(stmt, cst.FunctionDef) else None
+            outer, aliases = self._def, self._row_alias
+            self._def, self._row_alias = (stmt if isinstance(stmt, cst.FunctionDef) else None), {}
             self._walk_body(_block_body(stmt.body), _Env(), inner_disabled)
-            self._def = outer
+            self._def, self._row_alias = outer, aliases
             return
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -411,10 +415,19 @@ class _GraphWalker:
                     self._bind(item.asname.name, _EMPTY, env)
             self._walk_body(_block_body(stmt.body), env, off)
             return
+        row: Optional[Tuple[str, Optional[str]]] = None
         if isinstance(stmt, cst.For):
             value = self._iterated(stmt.iter, env, disabled)
             self._bind(stmt.target, value.origins, env)
             self.flow.containers[stmt] = (value.origins, value.shared_elements)
+            rows = _row_list(stmt.iter)
+            each = _keyed_rows(env.get(rows, _Value())) if rows is not None and isinstance(stmt.target, cst.Name) else None
+            if each is not None and isinstance(stmt.target, cst.Name) and rows is not None:
+                # Each round's target is one of the rows built here (their graphs, entry by entry),
+                # and what is written into it is written into that row.
+                self._assign(stmt.target, each, env)
+                row = (stmt.target.value, self._row_alias.get(stmt.target.value))
+                self._row_alias[stmt.target.value] = rows
         if isinstance(stmt, cst.SimpleStatementSuite):
             for small in stmt.body:
                 self._walk_small(small, env, disabled)
@@ -431,6 +444,11 @@ class _GraphWalker:
                 self._walk_branch(_block_body(child), env, disabled)
                 self._branch.pop()
         self._loop_depth -= isinstance(stmt, (cst.For, cst.While))
+        if row is not None:
+            target, outer_rows = row
+            self._row_alias.pop(target, None)
+            if outer_rows is not None:
+                self._row_alias[target] = outer_rows
 
     def _walk_branch(self, body: Sequence[cst.CSTNode], env: "_Env", disabled: bool) -> None:
         self._walk_body(body, env, disabled)
@@ -506,6 +524,16 @@ class _GraphWalker:
             key = _literal_key(target.slice[0].slice.value) if (
                 len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
             ) else None
+            rows = self._row_alias.get(name) if name is not None else None
+            if rows is not None:
+                # ``t['ret'] = r`` with ``t`` a row of ``rows``: any row may now hold ``r`` there.
+                listed = env.get(rows, _Value())
+                rows_parts = tuple(_with_entry(part, key, value) for part in listed.parts) if key is not None else ()
+                env[rows] = replace(listed, origins=listed.origins | value.origins, parts=rows_parts)
+                if key is not None and name is not None:
+                    # The next round's row still holds its own entry there: added to, not replaced.
+                    env[name] = _with_entry(old, key, value)
+                    return
             if name is not None and old.keyed and key is not None:
                 # ``batch['value'] = critic(states)`` on a dict built here: that entry's graph is
                 # replaced, the other entries keep theirs.
@@ -533,6 +561,10 @@ class _GraphWalker:
             return
         name = dotted_name(target)
         if name is not None:
+            # ``name`` is no longer a row of a list, and no longer the list its loop targets are rows of.
+            self._row_alias.pop(name, None)
+            for alias in [a for a, rows in self._row_alias.items() if rows == name]:
+                del self._row_alias[alias]
             env[name] = value
             # Rebinding self.x invalidates what we knew about self.x.y.
             for key in env.extensions(name):
@@ -726,6 +758,32 @@ class _GraphWalker:
         cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in callee.cut_params}
         return _union(v.origins for a, v in zip(call.args, arg_values) if id(a.value) not in cut)
 
+    def _graphless_elements(self, func: cst.BaseExpression) -> Optional[Tuple[bool, ...]]:
+        """For a method of the project that returns tuples of one length only, which elements hold
+        no graph in every one of them (:func:`may_hold_graph`: a fresh ``torch.tensor(obs)``, a
+        number); None when not known, or when every element may hold one."""
+        spelled = dotted_name(func)
+        if spelled is None:
+            return None
+        scope, caller_of = self._walked_scope()
+        key = (id(scope), spelled)
+        if key in self._free_elements:
+            return self._free_elements[key]
+        caller = caller_of()
+        model = self.context.model
+        callee = model.callee(caller, spelled) if caller is not None else None
+        found: Optional[Tuple[bool, ...]] = None
+        if isinstance(callee, FunctionSummary):
+            shapes = model.returned_shapes(callee)
+            lengths = {len(shape.parts) for shape in shapes}
+            if shapes and all(shape.kind is Kind.TUPLE for shape in shapes) and len(lengths) == 1 and 0 not in lengths:
+                free = tuple(
+                    not any(may_hold_graph(shape.parts[i]) for shape in shapes) for i in range(lengths.pop())
+                )
+                found = free if any(free) else None
+        self._free_elements[key] = found
+        return found
+
     def _library_instance(self, name: str) -> bool:
         """:meth:`ModuleModel.library_instance` of ``name`` where the walk is."""
         scope, caller_of = self._walked_scope()
@@ -849,6 +907,12 @@ class _GraphWalker:
                 # wraps or builds; it runs no forward pass of this project's modules.
                 return _library_value(receiver | args, arg_values)
             if method in PASS_METHODS or receiver:
+                free = self._graphless_elements(func) if method not in PASS_METHODS else None
+                if free is not None:
+                    # ``next_state, reward, done = env.step(action)`` where ``step`` returns
+                    # ``torch.tensor(obs), reward, done``: the fresh tensor holds no graph.
+                    parts = tuple(_Value() if none else _Value(receiver | args) for none in free)
+                    return _Value(receiver | args, parts=parts)
                 return _Value(receiver | args, tensor=receiver_value.tensor and method in _TENSOR_METHODS)
             if not args and _DATA_CALLEE.search(method):
                 return _Value()
@@ -1107,9 +1171,10 @@ class _TraceWalker(_GraphWalker):
         self._returns.append([])
         self._functions.append(method)
         outer_scope, self._scope = self._scope, method
+        aliases, self._row_alias = self._row_alias, {}  # the caller's loop targets are not the callee's names
         off = disabled or any(disables_grad(self.context, d.decorator) for d in method.decorators)
         self._walk_body(_block_body(method.body), inner, off)
-        self._scope = outer_scope
+        self._scope, self._row_alias = outer_scope, aliases
         returned = self._returns.pop()
         self._inlining.pop()
         for key in env.extensions("self"):
@@ -1127,6 +1192,26 @@ def _literal_key(node: Optional[cst.BaseExpression]) -> Optional[str]:
         evaluated = node.evaluated_value
         return evaluated if isinstance(evaluated, str) else None
     return None
+
+
+def _row_list(iterable: cst.BaseExpression) -> Optional[str]:
+    """The list a ``for`` loop walks the rows of, as they are: ``rows``, ``reversed(rows)``,
+    ``list(rows)``."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in ("reversed", "list"):
+        if len(iterable.args) != 1 or iterable.args[0].star or iterable.args[0].keyword is not None:
+            return None
+        iterable = iterable.args[0].value
+    return dotted_name(iterable) if isinstance(iterable, (cst.Name, cst.Attribute)) else None
+
+
+def _with_entry(row: _Value, key: str, value: _Value) -> _Value:
+    """A dict built here with string keys (``row``) that may now also hold ``value`` at ``key``."""
+    if not row.keyed:
+        return _Value(row.origins | value.origins, container=True)
+    old = row.field_value(key)
+    entry = value if old is None else _Value(old.origins | value.origins)
+    fields = tuple((k, v) for k, v in row.fields if k != key) + ((key, entry),)
+    return replace(row, origins=row.origins | value.origins, fields=fields)
 
 
 def _keyed_rows(value: _Value) -> Optional[_Value]:

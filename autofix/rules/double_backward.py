@@ -133,7 +133,12 @@ class DoubleBackward(Rule):
     record built with keywords (`Losses(policy=…, q=…)`) keep each element's
     own graph, and so do the entries of a dict built with string keys (rollout
     rows `{'log_prob': lp, 'value': v}`, and a batch gathering each entry over
-    the rows, `{k: torch.cat([r[k] for r in rows]) for k in rows[0].keys()}`); a factory that returns a constructed object runs no forward pass,
+    the rows, `{k: torch.cat([r[k] for r in rows]) for k in rows[0].keys()}`;
+    an entry written into each row by a loop over the rows, `for r in
+    reversed(rows): r['ret'] = ...`, joins that entry of every row); an element
+    of the tuple a project method returns that is a fresh tensor (`return
+    torch.tensor(obs), reward, done` of an environment's `step`) holds no
+    graph; a factory that returns a constructed object runs no forward pass,
     nor does constructing an object of a project class, whatever its spelling
     (`init = uniform_initializer(0.01)` handed to two modules' constructors).
 
