@@ -597,6 +597,55 @@ def test_data_loaders_and_constructed_objects_are_not_a_shared_graph():
     assert not result.findings
 
 
+@pytest.mark.parametrize("where", ["in main", "at module level"])
+def test_an_object_of_a_lowercase_project_class_is_no_shared_graph(where):
+    # ``init = uniform_initializer(0.01)`` handed to a module's constructor: building it runs no
+    # forward pass, so the two losses of separate forward passes share nothing through it.
+    helper = """
+    class uniform_initializer(object):
+        def __init__(self, stdv):
+            self.stdv = stdv
+
+        def __call__(self, tensor):
+            torch.nn.init.uniform_(tensor, -self.stdv, self.stdv)
+    """
+    inner = textwrap.indent(textwrap.dedent(helper), "    ") if where == "in main" else ""
+    outer = textwrap.dedent(helper) if where == "at module level" else ""
+    _, result = run(
+        outer
+        + """
+class Net(torch.nn.Module):
+    def __init__(self, init):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        for p in self.parameters():
+            init(p)
+
+    def loss(self, x):
+        return self.lin(x).pow(2).mean()
+
+
+def main():
+"""
+        + inner
+        + """
+    net = Net(uniform_initializer(0.01))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(3):
+        while flag:
+            opt.zero_grad()
+            loss = net.loss(torch.randn(2, 4))
+            loss.backward()
+            opt.step()
+        opt.zero_grad()
+        loss = net.loss(torch.randn(2, 4))
+        loss.backward()
+        opt.step()
+"""
+    )
+    assert not result.findings
+
+
 _TWO_RUNS = """
 class {outer}(torch.nn.Module):
     def __init__(self):

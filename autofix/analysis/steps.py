@@ -42,7 +42,7 @@ from autofix.analysis.training import (
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
 from autofix.model.returned import sources_share
-from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, may_hold_graph
+from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, Kind, may_hold_graph
 from autofix.model.vocabulary import (
     CUT_ATTRIBUTES,
     CUT_FUNCTIONS,
@@ -258,6 +258,13 @@ class _Value:
     #: An empty list or tuple literal (``self.transition = []``): of known length, none, so
     #: ``.append(a)`` and ``.extend([b, c])`` make a list whose :attr:`parts` are known.
     empty: bool = False
+    #: A dict built here with string keys (``{'value': v, 'log_prob': lp}``): :attr:`fields` are
+    #: all it holds, so ``d['value']`` reads that entry's graph alone and ``d['value'] = x``
+    #: replaces it.
+    keyed: bool = False
+    #: A string known here: a dict's key while a comprehension walks its keys
+    #: (``{k: torch.cat([t[k] for t in rows]) for k in rows[0].keys()}``).
+    key: Optional[str] = None
 
     def field_value(self, name: str) -> Optional["_Value"]:
         return next((value for key, value in self.fields if key == name), None)
@@ -340,6 +347,9 @@ class OriginSite:
     scope: Optional[cst.CSTNode]
     #: each positional or keyword argument's expression and value
     args: Tuple[Tuple[cst.BaseExpression, "_Value"], ...]
+    #: the call builds an object (``Net(cfg)``, ``uniform_initializer(0.01)`` of a project class):
+    #: no forward pass, so two losses that both reach it share no node through it
+    constructs: bool = False
 
 
 class _GraphWalker:
@@ -360,6 +370,11 @@ class _GraphWalker:
         self._def: Optional[cst.FunctionDef] = None
         self._graph_free: Dict[Tuple[int, str], Optional[_GradFree]] = {}
         self._library: Dict[Tuple[int, str], bool] = {}
+        self._instantiates: Dict[Tuple[int, str], bool] = {}
+        self._free_elements: Dict[Tuple[int, str], Optional[Tuple[bool, ...]]] = {}
+        #: a ``for`` target bound to each row of a list of dicts built here → that list's name:
+        #: ``for t in reversed(rows): t['ret'] = r`` writes an entry into the rows of ``rows``
+        self._row_alias: Dict[str, str] = {}
         #: arguments handed to a library object's method: the graph of its result through them is assumed
         self.assumed: Set[cst.CSTNode] = set()
         #: (statement, index of the branch) for each branch being walked
@@ -384,10 +399,10 @@ class _GraphWalker:
             inner_disabled = isinstance(stmt, cst.FunctionDef) and any(
                 disables_grad(self.context, d.decorator) for d in stmt.decorators
             )
-            outer = self._def
-            self._def = stmt if isinstance(stmt, cst.FunctionDef) else None
+            outer, aliases = self._def, self._row_alias
+            self._def, self._row_alias = (stmt if isinstance(stmt, cst.FunctionDef) else None), {}
             self._walk_body(_block_body(stmt.body), _Env(), inner_disabled)
-            self._def = outer
+            self._def, self._row_alias = outer, aliases
             return
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -400,10 +415,19 @@ class _GraphWalker:
                     self._bind(item.asname.name, _EMPTY, env)
             self._walk_body(_block_body(stmt.body), env, off)
             return
+        row: Optional[Tuple[str, Optional[str]]] = None
         if isinstance(stmt, cst.For):
             value = self._iterated(stmt.iter, env, disabled)
             self._bind(stmt.target, value.origins, env)
             self.flow.containers[stmt] = (value.origins, value.shared_elements)
+            rows = _row_list(stmt.iter)
+            each = _keyed_rows(env.get(rows, _Value())) if rows is not None and isinstance(stmt.target, cst.Name) else None
+            if each is not None and isinstance(stmt.target, cst.Name) and rows is not None:
+                # Each round's target is one of the rows built here (their graphs, entry by entry),
+                # and what is written into it is written into that row.
+                self._assign(stmt.target, each, env)
+                row = (stmt.target.value, self._row_alias.get(stmt.target.value))
+                self._row_alias[stmt.target.value] = rows
         if isinstance(stmt, cst.SimpleStatementSuite):
             for small in stmt.body:
                 self._walk_small(small, env, disabled)
@@ -420,6 +444,11 @@ class _GraphWalker:
                 self._walk_branch(_block_body(child), env, disabled)
                 self._branch.pop()
         self._loop_depth -= isinstance(stmt, (cst.For, cst.While))
+        if row is not None:
+            target, outer_rows = row
+            self._row_alias.pop(target, None)
+            if outer_rows is not None:
+                self._row_alias[target] = outer_rows
 
     def _walk_branch(self, body: Sequence[cst.CSTNode], env: "_Env", disabled: bool) -> None:
         self._walk_body(body, env, disabled)
@@ -491,8 +520,28 @@ class _GraphWalker:
         if isinstance(target, cst.Subscript):
             # losses["cls"] = l: the dict now holds l's graph as well.
             name = dotted_name(target.value)
+            old = env.get(name, _Value()) if name is not None else _Value()
+            key = _literal_key(target.slice[0].slice.value) if (
+                len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
+            ) else None
+            rows = self._row_alias.get(name) if name is not None else None
+            if rows is not None:
+                # ``t['ret'] = r`` with ``t`` a row of ``rows``: any row may now hold ``r`` there.
+                listed = env.get(rows, _Value())
+                rows_parts = tuple(_with_entry(part, key, value) for part in listed.parts) if key is not None else ()
+                env[rows] = replace(listed, origins=listed.origins | value.origins, parts=rows_parts)
+                if key is not None and name is not None:
+                    # The next round's row still holds its own entry there: added to, not replaced.
+                    env[name] = _with_entry(old, key, value)
+                    return
+            if name is not None and old.keyed and key is not None:
+                # ``batch['value'] = critic(states)`` on a dict built here: that entry's graph is
+                # replaced, the other entries keep theirs.
+                fields = tuple((k, v) for k, v in old.fields if k != key) + ((key, value),)
+                parts = [v.origins for _, v in fields]
+                env[name] = _Value(_union(parts), _pairwise_share(parts), container=True, fields=fields, keyed=True)
+                return
             if name is not None:
-                old = env.get(name, _Value())
                 shared = old.shared_elements or bool(old.origins & value.origins)
                 env[name] = _Value(old.origins | value.origins, shared)
             return
@@ -512,6 +561,10 @@ class _GraphWalker:
             return
         name = dotted_name(target)
         if name is not None:
+            # ``name`` is no longer a row of a list, and no longer the list its loop targets are rows of.
+            self._row_alias.pop(name, None)
+            for alias in [a for a, rows in self._row_alias.items() if rows == name]:
+                del self._row_alias[alias]
             env[name] = value
             # Rebinding self.x invalidates what we knew about self.x.y.
             for key in env.extensions(name):
@@ -528,9 +581,24 @@ class _GraphWalker:
         # nested calls cost 2^depth (f(g(h(...))) 18 deep: 15 s).
         origin = next(self._ids)
         args = tuple((a.value, value) for a, value in zip(call.args, arg_values) if not a.star)
-        self.sites[origin] = OriginSite(call, self._scope, args)
+        self.sites[origin] = OriginSite(call, self._scope, args, self._constructs(call.func))
         self._last_origin = origin
         return frozenset((origin,))
+
+    def _constructs(self, func: cst.BaseExpression) -> bool:
+        """Calling ``func`` instantiates a class: one the project defines under that name (a
+        ``class`` statement in an enclosing function included, whatever its case), or, where the
+        model cannot tell, a capitalised callee (:func:`names_class`)."""
+        if names_class(self.context, func):
+            return True
+        if not isinstance(func, cst.Name):
+            return False
+        scope, caller_of = self._walked_scope()
+        key = (id(scope), func.value)
+        known = self._instantiates.get(key)
+        if known is None:
+            known = self._instantiates[key] = self.context.model.instantiated_class(caller_of(), func.value) is not None
+        return known
 
     def _value(self, node: Optional[cst.CSTNode], env, disabled: bool) -> _Value:
         if node is None or disabled or node in self.cut:
@@ -544,10 +612,13 @@ class _GraphWalker:
             if name is not None and name in env:
                 return env[name]
             owner = self._value(node.value, env, disabled)
-            found = owner.field_value(node.attr.value)
+            # A dict's entries are no attributes.
+            found = owner.field_value(node.attr.value) if not owner.keyed else None
             return found if found is not None else _Value(owner.origins)
         if isinstance(node, cst.Subscript):
-            return _Value(self._value(node.value, env, disabled).origins)
+            owner = self._value(node.value, env, disabled)
+            entry = self._entry(owner, node, env, disabled)
+            return entry if entry is not None else _Value(owner.origins)
         if isinstance(node, cst.Call):
             return self._call_value(node, env, disabled)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
@@ -561,27 +632,80 @@ class _GraphWalker:
                 empty=not node.elements,
             )
         if isinstance(node, cst.Dict):
-            parts = [self._value(e.value, env, disabled).origins for e in node.elements if isinstance(e, cst.DictElement)]
-            return _Value(_union(parts), _pairwise_share(parts), container=True)
+            values = [self._value(e.value, env, disabled) for e in node.elements if isinstance(e, cst.DictElement)]
+            parts = [v.origins for v in values]
+            keys = [_literal_key(e.key) if isinstance(e, cst.DictElement) else None for e in node.elements]
+            keyed = None not in keys and len(set(keys)) == len(keys)
+            fields = tuple((k, v) for k, v in zip(keys, values) if k is not None) if keyed else ()
+            return _Value(_union(parts), _pairwise_share(parts), container=True, fields=fields, keyed=keyed)
         if isinstance(node, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
             return _Value()
         parts = [self._value(child, env, disabled).origins for child in _children(node) if isinstance(child, cst.CSTNode)]
         return _Value(_union(parts))
 
+    def _entry(self, owner: _Value, node: cst.Subscript, env, disabled: bool) -> Optional[_Value]:
+        """What ``owner[...]`` reads, where that is one entry's value: a dict built here with string
+        keys at a key known here, or any row of a list of such dicts (every row's entries joined,
+        whatever the index). None where that is not known (the whole container's graphs then)."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None  # a slice of rows is a list, not a row
+        rows = _keyed_rows(owner)
+        if rows is not None:
+            return rows
+        if not owner.keyed:
+            return None
+        index = node.slice[0].slice.value
+        key = _literal_key(index)
+        if key is None and isinstance(index, cst.Name):
+            key = env.get(index.value, _Value()).key
+        return owner.field_value(key) if key is not None else None
+
     def _is_module(self, name: str) -> bool:
         return name in module_facts(self.context).modules
 
     def _comprehension_value(self, node, env, disabled: bool) -> _Value:
+        keyed = self._transposed(node, env, disabled)
+        if keyed is not None:
+            return keyed
         inner = _Env(env)
         source = _EMPTY
+        shared = False
         for comp in _generators(node.for_in):
-            iterated = self._value(comp.iter, inner, disabled).origins
+            iterated_value = self._value(comp.iter, inner, disabled)
+            iterated = iterated_value.origins
+            shared = shared or bool(iterated)
+            rows = _keyed_rows(iterated_value)
+            if rows is not None and isinstance(comp.target, cst.Name):
+                # ``[t['value'] for t in rows]`` over dicts built here: each ``t`` is such a dict,
+                # so an element reads only what it takes from ``t``, not every entry of every row.
+                inner[comp.target.value] = rows
+                continue
             source |= iterated
             self._bind(comp.target, iterated, inner)
         elt = node.value if isinstance(node, cst.DictComp) else node.elt
         element = self._value(elt, inner, disabled).origins
         # Every element was computed from the same iterated graph value.
-        return _Value(source | element, bool(source), container=True)
+        return _Value(source | element, shared, container=True)
+
+    def _transposed(self, node, env, disabled: bool) -> Optional[_Value]:
+        """``{k: torch.cat([t[k] for t in rows]) for k in rows[0].keys()}``: a dict built by walking
+        the keys of a dict built here, each entry computed with its key known, so each keeps the
+        graphs of what it reads under that key. None for any other comprehension."""
+        if not isinstance(node, cst.DictComp) or node.for_in.inner_for_in is not None or node.for_in.ifs:
+            return None
+        target = node.for_in.target
+        if not (isinstance(target, cst.Name) and isinstance(node.key, cst.Name) and node.key.value == target.value):
+            return None
+        iterated = self._value(node.for_in.iter, env, disabled)
+        if not iterated.keyed:
+            return None
+        fields = []
+        for key, _ in iterated.fields:
+            inner = _Env(env)
+            inner[target.value] = _Value(key=key)
+            fields.append((key, self._value(node.value, inner, disabled)))
+        parts = [v.origins for _, v in fields]
+        return _Value(_union(parts), _pairwise_share(parts), container=True, fields=tuple(fields), keyed=True)
 
     def _graph_free_callee(self, func: cst.BaseExpression) -> bool:
         """``func`` is a project function or method decorated ``@torch.no_grad()`` that hands back
@@ -633,6 +757,32 @@ class _GraphWalker:
             return args
         cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in callee.cut_params}
         return _union(v.origins for a, v in zip(call.args, arg_values) if id(a.value) not in cut)
+
+    def _graphless_elements(self, func: cst.BaseExpression) -> Optional[Tuple[bool, ...]]:
+        """For a method of the project that returns tuples of one length only, which elements hold
+        no graph in every one of them (:func:`may_hold_graph`: a fresh ``torch.tensor(obs)``, a
+        number); None when not known, or when every element may hold one."""
+        spelled = dotted_name(func)
+        if spelled is None:
+            return None
+        scope, caller_of = self._walked_scope()
+        key = (id(scope), spelled)
+        if key in self._free_elements:
+            return self._free_elements[key]
+        caller = caller_of()
+        model = self.context.model
+        callee = model.callee(caller, spelled) if caller is not None else None
+        found: Optional[Tuple[bool, ...]] = None
+        if isinstance(callee, FunctionSummary):
+            shapes = model.returned_shapes(callee)
+            lengths = {len(shape.parts) for shape in shapes}
+            if shapes and all(shape.kind is Kind.TUPLE for shape in shapes) and len(lengths) == 1 and 0 not in lengths:
+                free = tuple(
+                    not any(may_hold_graph(shape.parts[i]) for shape in shapes) for i in range(lengths.pop())
+                )
+                found = free if any(free) else None
+        self._free_elements[key] = found
+        return found
 
     def _library_instance(self, name: str) -> bool:
         """:meth:`ModuleModel.library_instance` of ``name`` where the walk is."""
@@ -757,6 +907,12 @@ class _GraphWalker:
                 # wraps or builds; it runs no forward pass of this project's modules.
                 return _library_value(receiver | args, arg_values)
             if method in PASS_METHODS or receiver:
+                free = self._graphless_elements(func) if method not in PASS_METHODS else None
+                if free is not None:
+                    # ``next_state, reward, done = env.step(action)`` where ``step`` returns
+                    # ``torch.tensor(obs), reward, done``: the fresh tensor holds no graph.
+                    parts = tuple(_Value() if none else _Value(receiver | args) for none in free)
+                    return _Value(receiver | args, parts=parts)
                 return _Value(receiver | args, tensor=receiver_value.tensor and method in _TENSOR_METHODS)
             if not args and _DATA_CALLEE.search(method):
                 return _Value()
@@ -1015,9 +1171,10 @@ class _TraceWalker(_GraphWalker):
         self._returns.append([])
         self._functions.append(method)
         outer_scope, self._scope = self._scope, method
+        aliases, self._row_alias = self._row_alias, {}  # the caller's loop targets are not the callee's names
         off = disabled or any(disables_grad(self.context, d.decorator) for d in method.decorators)
         self._walk_body(_block_body(method.body), inner, off)
-        self._scope = outer_scope
+        self._scope, self._row_alias = outer_scope, aliases
         returned = self._returns.pop()
         self._inlining.pop()
         for key in env.extensions("self"):
@@ -1027,6 +1184,50 @@ class _TraceWalker(_GraphWalker):
         if not returned:
             return _Value()
         return _joined(returned)
+
+
+def _literal_key(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    """The string a plain string literal spells (``'value'``), else None."""
+    if isinstance(node, cst.SimpleString):
+        evaluated = node.evaluated_value
+        return evaluated if isinstance(evaluated, str) else None
+    return None
+
+
+def _row_list(iterable: cst.BaseExpression) -> Optional[str]:
+    """The list a ``for`` loop walks the rows of, as they are: ``rows``, ``reversed(rows)``,
+    ``list(rows)``."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in ("reversed", "list"):
+        if len(iterable.args) != 1 or iterable.args[0].star or iterable.args[0].keyword is not None:
+            return None
+        iterable = iterable.args[0].value
+    return dotted_name(iterable) if isinstance(iterable, (cst.Name, cst.Attribute)) else None
+
+
+def _with_entry(row: _Value, key: str, value: _Value) -> _Value:
+    """A dict built here with string keys (``row``) that may now also hold ``value`` at ``key``."""
+    if not row.keyed:
+        return _Value(row.origins | value.origins, container=True)
+    old = row.field_value(key)
+    entry = value if old is None else _Value(old.origins | value.origins)
+    fields = tuple((k, v) for k, v in row.fields if k != key) + ((key, entry),)
+    return replace(row, origins=row.origins | value.origins, fields=fields)
+
+
+def _keyed_rows(value: _Value) -> Optional[_Value]:
+    """Any row of a list whose every row is a dict built here with string keys (``rows.append({'s':
+    s, 'v': v})``): one such dict whose each entry joins that entry's graphs over the rows. None
+    unless every row is known and keyed."""
+    if not value.parts or not all(p.keyed for p in value.parts):
+        return None
+    keys: List[str] = []
+    for part in value.parts:
+        keys.extend(k for k, _ in part.fields if k not in keys)
+    fields = tuple(
+        (k, _Value(_union(v.origins for p in value.parts for key, v in p.fields if key == k))) for k in keys
+    )
+    parts = [v.origins for _, v in fields]
+    return _Value(_union(parts), _pairwise_share(parts), container=True, fields=fields, keyed=True)
 
 
 def _joined(values: Sequence[_Value]) -> _Value:
@@ -1040,7 +1241,7 @@ def _joined(values: Sequence[_Value]) -> _Value:
     keys = {tuple(k for k, _ in v.fields) for v in values}
     if len(keys) == 1 and () not in keys:
         fields = tuple((k, _joined([v.fields[i][1] for v in values])) for i, k in enumerate(keys.pop()))
-        joined = replace(joined, fields=fields)
+        joined = replace(joined, fields=fields, keyed=all(v.keyed for v in values))
     return joined
 
 

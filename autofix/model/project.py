@@ -517,6 +517,21 @@ class ModuleModel:
         found = self.resolve(dotted)
         return found if isinstance(found, ClassSummary) else None
 
+    def instantiated_class(self, caller: Optional[FunctionSummary], spelled: str) -> Optional[ClassSummary]:
+        """The project class that calling ``spelled`` inside ``caller`` instantiates: one defined or
+        imported under that name, or one a ``class`` statement in ``caller`` or a function enclosing
+        it defines (``class uniform_initializer`` inside ``main()``), whatever its spelling."""
+        found = self.resolve_class(spelled)
+        if found is not None or caller is None or "." in spelled or caller.qualname == MODULE_BODY:
+            return found
+        scope = caller.qualname
+        while scope:
+            found = self.summary.classes.get(f"{scope}.{spelled}")
+            if found is not None:
+                return found
+            scope = scope.rpartition(".")[0]
+        return None
+
     def resolve_function(self, dotted: str) -> Optional[FunctionSummary]:
         """A function, or a class's ``__call__``-like entry: for a class, its ``forward``."""
         found = self.resolve(dotted)

@@ -14,7 +14,6 @@ from autofix.analysis import screen
 from autofix.analysis.dataflow import bind_arguments
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.steps import (
-    names_class,
     PASS_METHODS,
     GraphFlow,
     Line,
@@ -132,7 +131,16 @@ class DoubleBackward(Rule):
     needed for gradient computation has been modified by an inplace operation`).
     Losses returned in a tuple (`policy_loss, q_loss = self.loss(batch)`) or a
     record built with keywords (`Losses(policy=…, q=…)`) keep each element's
-    own graph; a factory that returns a constructed object runs no forward pass.
+    own graph, and so do the entries of a dict built with string keys (rollout
+    rows `{'log_prob': lp, 'value': v}`, and a batch gathering each entry over
+    the rows, `{k: torch.cat([r[k] for r in rows]) for k in rows[0].keys()}`;
+    an entry written into each row by a loop over the rows, `for r in
+    reversed(rows): r['ret'] = ...`, joins that entry of every row); an element
+    of the tuple a project method returns that is a fresh tensor (`return
+    torch.tensor(obs), reward, done` of an environment's `step`) holds no
+    graph; a factory that returns a constructed object runs no forward pass,
+    nor does constructing an object of a project class, whatever its spelling
+    (`init = uniform_initializer(0.01)` handed to two modules' constructors).
 
     Not reported: separate forward passes (gradient accumulation), GAN steps
     whose discriminator loss uses `fake.detach()` or that call a `step()` in
@@ -835,11 +843,12 @@ def _operand(node: cst.BaseExpression, first: bool) -> cst.BaseExpression:
 
 def _forward_origins(context: RuleContext, trace: StepTrace, origins: Origins) -> Origins:
     """Origins made by a forward pass: not by constructing an object (``AcceleratorState()``,
-    ``DataLoader(...)``); a module held in a capitalised attribute (``self.G(z)``) does run one."""
+    ``DataLoader(...)``, :attr:`OriginSite.constructs`); a module held in a capitalised attribute
+    (``self.G(z)``) does run one."""
     kept = set()
     for origin in origins:
         site = trace.sites.get(origin)
-        if site is not None and names_class(context, site.call.func):
+        if site is not None and site.constructs:
             continue
         kept.add(origin)
     return frozenset(kept)

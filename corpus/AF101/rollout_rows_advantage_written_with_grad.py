@@ -1,0 +1,54 @@
+# Reported: the advantage written into each row is computed with autograd on, from the critic's
+# value, so the policy loss reads the critic's graph through it. The policy backward frees that
+# graph, and the value loss back-propagates through the same critic outputs again.
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class ToyEnv:
+    def __init__(self):
+        self.t = 0
+
+    def reset(self):
+        self.t = 0
+        return torch.randn(1, 3)
+
+    def step(self, action):
+        self.t += 1
+        obs = torch.randn(3).tolist()
+        return torch.tensor(obs).unsqueeze(0), float(action.sum().item()), self.t >= 4
+
+
+actor = nn.Linear(3, 2)
+critic = nn.Linear(3, 1)
+actor_optimizer = torch.optim.SGD(actor.parameters(), lr=0.05)
+critic_optimizer = torch.optim.SGD(critic.parameters(), lr=0.05)
+env = ToyEnv()
+obs, rows = env.reset(), []
+for t in range(1, 13):
+    dist = torch.distributions.Categorical(logits=actor(obs))
+    action = dist.sample()
+    next_obs, reward, done = env.step(action)
+    rows.append({"obs": obs, "reward": torch.tensor([reward]), "logp": dist.log_prob(action), "value": critic(obs).squeeze(1)})
+    obs = next_obs
+    if done:
+        obs = env.reset()
+        if True:
+            ret = torch.zeros(1)
+            for row in reversed(rows):
+                ret = row["reward"] + 0.9 * ret
+                row["ret"] = ret
+                row["adv"] = ret - row["value"]
+        batch = {name: torch.cat([row[name] for row in rows], dim=0) for name in rows[0].keys()}
+        rows = []
+        policy_loss = -(batch["logp"] * batch["adv"]).mean()
+        actor_optimizer.zero_grad()
+        policy_loss.backward()
+        actor_optimizer.step()
+        value_loss = (batch["value"] - batch["ret"]).pow(2).mean()
+        critic_optimizer.zero_grad()
+        value_loss.backward()
+        critic_optimizer.step()
+        print(t, policy_loss.item(), value_loss.item())
