@@ -300,6 +300,14 @@ class InplaceAutograd(InplaceRule):
     helper's parameter that every call in the file hands a tensor requiring no
     grad (a sinusoid table built from constant tensors) saves nothing.
 
+    A forward's own arguments are taken to require grad: the module may be a
+    block of a larger model, a discriminator fed a generator's output, or an
+    instance built by name from a registry, and nothing in the source ties
+    such an instance to the calls that feed it. So standardising the input
+    in place (`x = x - x.mean(1, keepdim=True); x /= torch.sqrt(x.var(1,
+    keepdim=True))`) is reported even where the project's own loop only ever
+    passes it data; the out-of-place fix is right either way.
+
     A forward that writes to a tensor its caller passed in, where nothing
     shows that autograd saved it, is AF107 (`inplace-argument`, off by default).
 
