@@ -23,7 +23,7 @@ import enum
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 import libcst as cst
 
@@ -120,6 +120,10 @@ def _derives_elements(callee: str, args: List["_Value"]) -> bool:
     if callee[:1].isupper() or _DATA_CALLEE.search(callee):
         return False
     return any(v.shared_elements if v.container else bool(v.origins) for v in args)
+
+
+#: what a walk asks of the program model about one call or name, kept per walked function
+_Answer = TypeVar("_Answer")
 
 
 class _GradFree(enum.Enum):
@@ -719,32 +723,30 @@ class _GraphWalker:
         spelled = dotted_name(func)
         if spelled is None or spelled.rsplit(".", 1)[-1] in PASS_METHODS:
             return None
-        scope, caller_of = self._walked_scope()
-        key = (id(scope), spelled)
-        if key in self._graph_free:
-            return self._graph_free[key]
-        caller = caller_of()
         model = self.context.model
-        callee = model.callee(caller, spelled) if caller is not None else None
-        known: Optional[_GradFree] = None
-        if isinstance(callee, FunctionSummary) and callee.adds_no_graph:
-            known = _GradFree.NO_GRAPH if callee.returns_no_graph else _GradFree.ARGUMENTS
-        head = spelled.split(".", 1)[0]
-        if (
-            callee is None and "." in spelled and head not in model.imports
-            and not (head == "self" and spelled.count(".") == 1)
-        ):
-            # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
-            # name the project may run (here and in what this file imports) is grad-disabled.
-            name = spelled.rsplit(".", 1)[-1]
-            if model.methods_named_return_no_graph(name):
-                known = _GradFree.NO_GRAPH
-            elif model.methods_named_add_no_graph(name):
-                # ``self.model.norm_obs(obs)``: each computes under ``torch.no_grad()`` and may hand
-                # ``obs`` back as given (its normalisation switched off).
-                known = _GradFree.ARGUMENTS
-        self._graph_free[key] = known
-        return known
+
+        def answer(caller: Optional[FunctionSummary]) -> Optional[_GradFree]:
+            callee = model.callee(caller, spelled) if caller is not None else None
+            known: Optional[_GradFree] = None
+            if isinstance(callee, FunctionSummary) and callee.adds_no_graph:
+                known = _GradFree.NO_GRAPH if callee.returns_no_graph else _GradFree.ARGUMENTS
+            head = spelled.split(".", 1)[0]
+            if (
+                callee is None and "." in spelled and head not in model.imports
+                and not (head == "self" and spelled.count(".") == 1)
+            ):
+                # ``nets.fan.get_heatmap(x)`` on an object the model cannot type: every method of that
+                # name the project may run (here and in what this file imports) is grad-disabled.
+                name = spelled.rsplit(".", 1)[-1]
+                if model.methods_named_return_no_graph(name):
+                    known = _GradFree.NO_GRAPH
+                elif model.methods_named_add_no_graph(name):
+                    # ``self.model.norm_obs(obs)``: each computes under ``torch.no_grad()`` and may hand
+                    # ``obs`` back as given (its normalisation switched off).
+                    known = _GradFree.ARGUMENTS
+            return known
+
+        return self._per_scope(self._graph_free, spelled, answer)
 
     def _reaching(self, call: cst.Call, arg_values: Sequence[_Value], args: Origins) -> Origins:
         """What of the arguments' graphs reaches what a project function builds: not an argument
@@ -765,34 +767,38 @@ class _GraphWalker:
         spelled = dotted_name(func)
         if spelled is None:
             return None
-        scope, caller_of = self._walked_scope()
-        key = (id(scope), spelled)
-        if key in self._free_elements:
-            return self._free_elements[key]
-        caller = caller_of()
         model = self.context.model
-        callee = model.callee(caller, spelled) if caller is not None else None
-        found: Optional[Tuple[bool, ...]] = None
-        if isinstance(callee, FunctionSummary):
+
+        def answer(caller: Optional[FunctionSummary]) -> Optional[Tuple[bool, ...]]:
+            callee = model.callee(caller, spelled) if caller is not None else None
+            if not isinstance(callee, FunctionSummary):
+                return None
             shapes = model.returned_shapes(callee)
             lengths = {len(shape.parts) for shape in shapes}
-            if shapes and all(shape.kind is Kind.TUPLE for shape in shapes) and len(lengths) == 1 and 0 not in lengths:
-                free = tuple(
-                    not any(may_hold_graph(shape.parts[i]) for shape in shapes) for i in range(lengths.pop())
-                )
-                found = free if any(free) else None
-        self._free_elements[key] = found
-        return found
+            if not (shapes and all(shape.kind is Kind.TUPLE for shape in shapes) and len(lengths) == 1 and 0 not in lengths):
+                return None
+            free = tuple(not any(may_hold_graph(shape.parts[i]) for shape in shapes) for i in range(lengths.pop()))
+            return free if any(free) else None
+
+        return self._per_scope(self._free_elements, spelled, answer)
 
     def _library_instance(self, name: str) -> bool:
         """:meth:`ModuleModel.library_instance` of ``name`` where the walk is."""
+        model = self.context.model
+        return self._per_scope(
+            self._library, name, lambda caller: caller is not None and model.library_instance(caller, name)
+        )
+
+    def _per_scope(
+        self, memo: Dict[Tuple[int, str], _Answer], name: str, answer: Callable[[Optional[FunctionSummary]], _Answer]
+    ) -> _Answer:
+        """``answer`` about ``name`` given the summary of the function the walk is in (None where it
+        has none), once per function and name: the walk meets the same call on every pass."""
         scope, caller_of = self._walked_scope()
         key = (id(scope), name)
-        known = self._library.get(key)
-        if known is None:
-            caller = caller_of()
-            known = self._library[key] = caller is not None and self.context.model.library_instance(caller, name)
-        return known
+        if key not in memo:
+            memo[key] = answer(caller_of())
+        return memo[key]
 
     def _walked_scope(self) -> Tuple[Optional[cst.FunctionDef], Callable[[], Optional[FunctionSummary]]]:
         """The function the walk is in, and a reader of its summary (the module body's outside any)."""
