@@ -367,7 +367,8 @@ def test_corpus_script_under_the_doctor(case, tmp_path):
     document = json.loads(out.getvalue())
     with_evidence = [f for f in document["findings"] if f["evidence"]]
     if not with_evidence:
-        pytest.skip("the original neither raises nor leaks in its first steps: " + err.getvalue().strip()[:200])
+        # The original ran clean in its first steps, or failed where the doctor could tie no finding to it.
+        pytest.skip("no finding carries runtime evidence: " + err.getvalue().strip()[:200])
     expected = {(int(line), rest.split()[0]) for line, _, rest in golden}
     for finding in with_evidence:
         assert (finding["line"], finding["code"]) in expected, (finding, expected)
