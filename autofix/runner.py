@@ -2,8 +2,11 @@
 
 Small runs stay in this process. Larger ones use a pool of worker processes,
 forked (where the platform allows) after the parser and the rules are warmed,
-so that no worker pays for imports. Work is handed out in small batches, a few
-per worker, and each result is sent back as a value as soon as it is ready:
+so that no worker pays for imports. Each worker is given its own contiguous
+share of the paths (files of one package import the same project modules, and
+a worker summarises each module it reads once), in small batches, a few at a
+time; a worker whose share is done takes batches from the far end of the
+largest share left. Each result is sent back as a value as soon as it is ready:
 memory stays flat however large the tree, and no parsed tree ever leaves a
 worker. A worker that dies (a crash in native code, the OOM killer) costs only
 the file it was on, which comes back with ``error`` set; the pool replaces it.
@@ -136,7 +139,9 @@ def _worker(conn: Connection, options: Options) -> None:
 
 
 class _Worker:
-    def __init__(self, context: Any, options: Options) -> None:
+    def __init__(self, context: Any, options: Options, share: int) -> None:
+        #: the index of the share of the paths this worker takes from first
+        self.share = share
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(target=_worker, args=(child, options), daemon=True)
         self.process.start()
@@ -169,11 +174,14 @@ class _Pool:
         self.context = _context()
 
     def run(self, paths: List[str]) -> Iterator[FileResult]:
-        todo: Deque[_Task] = collections.deque(enumerate(paths))
+        tasks = list(enumerate(paths))
+        # One contiguous share per worker, in the order the paths came (a directory's files together).
+        per_share = -(-len(tasks) // self.jobs)
+        todo = _Todo([collections.deque(tasks[start : start + per_share]) for start in range(0, len(tasks), per_share)])
         workers: Dict[int, _Worker] = {}
         try:
-            for _ in range(self.jobs):
-                worker = _Worker(self.context, self.options)
+            for share in range(self.jobs):
+                worker = _Worker(self.context, self.options, share)
                 workers[id(worker)] = worker
             # Two batches per worker: one to work on, one waiting, never more.
             for _ in range(2):
@@ -196,7 +204,7 @@ class _Pool:
                     worker.process.terminate()
                     worker.process.join(timeout=1)
 
-    def _collect(self, worker: _Worker, todo: Deque[_Task], workers: Dict[int, _Worker]) -> Iterator[FileResult]:
+    def _collect(self, worker: _Worker, todo: "_Todo", workers: Dict[int, _Worker]) -> Iterator[FileResult]:
         while True:
             try:
                 if not worker.conn.poll():
@@ -219,19 +227,47 @@ class _Pool:
         if worker.pending:
             _, path = worker.pending.popleft()
             yield FileResult(path, None, None, error=_death_message(worker.process.exitcode))
-            todo.extendleft(reversed(worker.pending))
+            todo.give_back(worker.share, worker.pending)
         if todo:
-            replacement = _Worker(self.context, self.options)
+            replacement = _Worker(self.context, self.options, worker.share)
             workers[id(replacement)] = replacement
             self._feed(replacement, todo)
             self._feed(replacement, todo)
 
-    def _feed(self, worker: _Worker, todo: Deque[_Task]) -> None:
+    def _feed(self, worker: _Worker, todo: "_Todo") -> None:
         # Short batches when little is left, so that the last files spread over every worker.
         size = min(BATCH_SIZE, -(-len(todo) // self.jobs))
-        batch = [todo.popleft() for _ in range(size)]
+        batch = todo.take(worker.share, size)
         if batch:
             worker.send(batch)
+
+
+class _Todo:
+    """The paths not yet handed out: one contiguous share per worker, taken from its front; a
+    worker whose share is empty takes from the back of the largest share left."""
+
+    def __init__(self, shares: List[Deque[_Task]]) -> None:
+        self.shares = shares
+
+    def __len__(self) -> int:
+        return sum(len(share) for share in self.shares)
+
+    def take(self, share: int, size: int) -> List[_Task]:
+        own = self.shares[share] if share < len(self.shares) else None
+        if own:
+            return [own.popleft() for _ in range(min(size, len(own)))]
+        largest = max(self.shares, key=len, default=None)
+        if not largest:
+            return []
+        stolen = [largest.pop() for _ in range(min(size, len(largest)))]
+        stolen.reverse()
+        return stolen
+
+    def give_back(self, share: int, tasks: Deque[_Task]) -> None:
+        """The tasks a dead worker had not finished go back to the front of its share."""
+        while len(self.shares) <= share:
+            self.shares.append(collections.deque())
+        self.shares[share].extendleft(reversed(tasks))
 
 
 def _death_message(exitcode: Optional[int]) -> str:

@@ -184,3 +184,20 @@ def test_a_batch_sent_to_a_worker_that_just_died_stays_pending():
     worker.pending = collections.deque([(0, "a.py")])
     worker.send([(1, "b.py"), (2, "c.py")])
     assert list(worker.pending) == [(0, "a.py"), (1, "b.py"), (2, "c.py")]
+
+
+def test_each_worker_takes_its_own_contiguous_share_then_steals_from_the_far_end():
+    # Files of one package import the same project modules: a worker reading one stretch of the
+    # sorted paths summarises each of them once. An idle worker takes from the end of the largest
+    # share left, away from where its owner works.
+    tasks = [(i, f"f{i}.py") for i in range(10)]
+    todo = runner._Todo([collections.deque(tasks[:5]), collections.deque(tasks[5:])])
+    assert [i for i, _ in todo.take(0, 2)] == [0, 1]
+    assert [i for i, _ in todo.take(1, 2)] == [5, 6]
+    assert [i for i, _ in todo.take(1, 3)] == [7, 8, 9]
+    assert len(todo) == 3
+    assert [i for i, _ in todo.take(1, 2)] == [3, 4]  # share 1 is done: the back of share 0
+    todo.give_back(1, collections.deque(tasks[7:9]))  # a dead worker's unfinished tasks
+    assert [i for i, _ in todo.take(1, 8)] == [7, 8]
+    assert [i for i, _ in todo.take(1, 8)] == [2]
+    assert todo.take(0, 8) == [] and len(todo) == 0
