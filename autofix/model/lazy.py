@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Callable, Dict, Generic, Iterator, List, MutableMapping, Optional, Tuple, TypeVar, Union
 
@@ -147,6 +148,10 @@ class SourceTree:
         self._tree: Optional[ast.Module] = tree
         self._source = source
         self._nodes: Optional[Dict[Position, DefinitionNode]] = None
+        #: position -> (first line, last line) of each definition, kept when the tree is let go
+        self._spans: Optional[Dict[Position, Tuple[int, int]]] = None
+        #: definitions parsed again on their own since the tree was let go
+        self._parts: Dict[Position, DefinitionNode] = {}
         self._lock = threading.Lock()
         self._memo: Dict[str, object] = {}
         self._touch()
@@ -162,11 +167,24 @@ class SourceTree:
                 assert parsed is not None, "the text parsed before"
                 tree = self._tree = parsed
                 self._nodes = None
+                self._parts = {}
         self._touch()
         return tree
 
     def node(self, position: Position) -> DefinitionNode:
-        """The ``def`` or ``class`` statement at ``position``."""
+        """The ``def`` or ``class`` statement at ``position``.
+
+        Once the tree has been let go, the statement alone is parsed again from its lines (a
+        function of a large module costs a small part of the module's parse)."""
+        with self._lock:
+            if self._tree is None and self._spans is not None and position in self._spans:
+                part = self._parts.get(position)
+                if part is None:
+                    part = _parse_definition(self._source, self._spans[position], position)
+                    if part is not None:
+                        self._parts[position] = part
+                if part is not None:
+                    return part
         tree = self.tree()
         with self._lock:
             nodes = self._nodes
@@ -182,8 +200,13 @@ class SourceTree:
 
     def _release(self) -> None:
         with self._lock:
+            tree = self._tree
+            if tree is not None and self._spans is None and self._source is not None and not _declares_encoding(self._source):
+                nodes = self._nodes if self._nodes is not None else _definitions(tree)
+                self._spans = {position: _span(node) for position, node in nodes.items()}
             self._tree = None
             self._nodes = None
+            self._parts = {}
 
     def _touch(self) -> None:
         if self._source is None:
@@ -214,3 +237,45 @@ def _definitions(tree: ast.Module) -> Dict[Position, DefinitionNode]:
         for case in getattr(node, "cases", ()):
             stack.extend(case.body)
     return found
+
+
+def _span(node: DefinitionNode) -> Tuple[int, int]:
+    """The lines of a definition, its decorators included."""
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return first, node.end_lineno or node.lineno
+
+
+def _declares_encoding(source: bytes) -> bool:
+    """A ``coding:`` line (PEP 263) in the first two lines: the lines of a definition alone would
+    be read as UTF-8, so such a module is always parsed whole."""
+    return b"coding" in b"\n".join(source.split(b"\n", 2)[:2])
+
+
+def _parse_definition(source: Optional[bytes], span: Tuple[int, int], position: Position) -> Optional[DefinitionNode]:
+    """The definition at ``position`` parsed from its own lines, with the line and column numbers
+    of a parse of the whole module; None if that cannot be done (the caller parses the module).
+
+    The lines are kept as they are, indentation too (columns stay right): an indented definition
+    is put under an ``if 1:`` line, and the line numbers are moved to where the lines stand.
+    """
+    if source is None:
+        return None
+    first, last = span
+    lines = source.splitlines(keepends=True)[first - 1 : last]
+    if not lines:
+        return None
+    header = b"if 1:\n" if position[1] > 0 else b""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            module = ast.parse(header + b"".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
+        return None
+    body = module.body[0].body if header else module.body  # type: ignore[attr-defined]
+    if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return None
+    node = body[0]
+    ast.increment_lineno(node, first - 1 - (1 if header else 0))
+    if (node.lineno, node.col_offset) != position:
+        return None
+    return node

@@ -19,23 +19,16 @@ from autofix.model.vocabulary import (
 FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
-def forward_outputs(tree: ast.Module) -> Dict[Tuple[str, int], Tuple[str, ...]]:
-    """:func:`returned_outputs` of every ``forward`` method (of a class at any depth), by
-    ``(qualname, line)`` (the summaries' key of a function)."""
+def torch_names_of(tree: ast.Module) -> Set[str]:
+    """The names an op of torch may be called through in ``tree`` (:func:`_torch_names` of its
+    imports at any depth), for :func:`returned_outputs`."""
     imports: List[Union[ast.Import, ast.ImportFrom]] = []
-    forwards: List[Tuple[str, FunctionAst]] = []
-    # Imports and classes are statements: only statement lists are walked, never expressions.
+    # Imports are statements: only statement lists are walked, never expressions.
     stack: List[ast.AST] = list(tree.body)
     while stack:
         stmt = stack.pop()
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.append(stmt)
-        elif isinstance(stmt, ast.ClassDef):
-            forwards.extend(
-                (f"{stmt.name}.{item.name}", item)
-                for item in stmt.body
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "forward"
-            )
         for name in stmt._fields:
             value = getattr(stmt, name, None)
             if isinstance(value, list):
@@ -44,8 +37,7 @@ def forward_outputs(tree: ast.Module) -> Dict[Tuple[str, int], Tuple[str, ...]]:
                         stack.append(child)
                     elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
                         stack.extend(child.body)
-    torch_names = _torch_names(imports)
-    return {(qualname, func.lineno): returned_outputs(func, torch_names) for qualname, func in forwards}
+    return _torch_names(imports)
 
 
 def _torch_names(imports: List[Union[ast.Import, ast.ImportFrom]]) -> Set[str]:

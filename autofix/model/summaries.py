@@ -61,7 +61,8 @@ from autofix.model.self_state import carried_attributes, opt_in_branches
 from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import (
     PassThrough,
-    forward_outputs,
+    returned_outputs,
+    torch_names_of,
     forwards_in_every_element,
     returned_element_sources,
     returned_param_sources,
@@ -607,6 +608,7 @@ def summarize(
         package = name.rpartition(".")[0]
     _collect_imports(tree, summary, package)
     held = SourceTree(tree, source)
+    held.memo("torch_names", torch_names_of)  # now, while the tree is here (a forward read later needs it)
     decorators: List[str] = []
     for node in tree.body:
         _summarize_definition(node, summary, held, "", None, decorators)
@@ -633,9 +635,9 @@ def _read_function(
     node = held.node(position)
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     function = _FunctionReader(node, qualname, cls.qualname if cls is not None else None, summary, cls).read()
-    outputs = held.memo("forward_outputs", forward_outputs).get((qualname, function.line))
-    if outputs is not None:
-        function.returned_outputs = outputs
+    if cls is not None and node.name == "forward" and qualname.count(".") == 1:
+        # A forward of a module-level class: what produced each value it returns.
+        function.returned_outputs = returned_outputs(node, held.memo("torch_names", torch_names_of))
     return function
 
 
