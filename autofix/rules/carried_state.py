@@ -98,6 +98,13 @@ class CarriedState(Rule):
     each returned element reads where gradients flow (a hand-written batch
     norm's output does not read its moving averages).
 
+    A module call carries nothing of an argument its `forward` cuts: one that
+    `forward` rebinds as its first use through a helper handing back detached
+    copies (`memory = self.repackage_hidden(memory)`, recursing into tuples),
+    or hands straight to a submodule or function that does, in turn. A model
+    wrapped in `nn.DataParallel` or `DistributedDataParallel` runs the forward
+    of the module it wraps.
+
     A forward that folds one of its arguments into state it keeps on the
     module (`self.center = 0.9 * self.center + 0.1 * t.mean(0)`), outside
     `torch.no_grad()`, while its output goes through that state, is reported
