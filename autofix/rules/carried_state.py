@@ -184,9 +184,11 @@ class CarriedState(Rule):
     ```
 
     The fix detaches the state where an iteration starts using it: right
-    before the first statement of the loop body that reads it. That point is
-    reached by every iteration whatever `continue` or early step the body
-    has, and the current iteration's own graph is left whole. An LSTM
+    before the first statement of the loop body that reads it, or before an
+    earlier one that may rebind it (`if fresh: h = enc(x)` ahead of the read:
+    before that `if`). That point is reached by every iteration whatever
+    `continue` or early step the body has, and the current iteration's own
+    graph is left whole. An LSTM
     `(h, c)` tuple is detached element by element; where the kind of state is
     unknown (a custom model's `hidden`), the inserted code handles both a
     tensor and a tuple of tensors; state that may be `None` is guarded. A
@@ -710,6 +712,10 @@ class CarriedState(Rule):
                 if not body:
                     continue
                 anchor = body[0]
+            else:
+                # ``if fresh: h = enc(x)`` before the first read: the iteration starts using the
+                # carried value before that ``if``, which may rebind it to this iteration's graph.
+                anchor = next((s for s in body[: body.index(anchor)] if _rebinds(s, name)), anchor)
             groups.setdefault(anchor, []).append(name)
         retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
         for anchor, group in groups.items():
@@ -1070,6 +1076,20 @@ def _assigned_names(node: cst.CSTNode) -> Set[str]:
         for bound, _ in loops.target_names(target):
             found.add(bound)
     return found
+
+
+def _rebinds(statement: cst.CSTNode, name: str) -> bool:
+    """Some way through ``statement`` (an ``if``, a ``with``, a ``try``) assigns ``name``."""
+    for node in loops.walk(statement):
+        if name in _assigned_names(node):
+            return True
+        if isinstance(node, cst.For) and any(bound == name for bound, _ in loops.target_names(node.target)):
+            return True
+        if isinstance(node, cst.WithItem) and node.asname is not None and any(
+            bound == name for bound, _ in loops.target_names(node.asname.name)
+        ):
+            return True
+    return False
 
 
 def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str) -> bool:
