@@ -90,7 +90,8 @@ class CarriedState(Rule):
     A read sees the previous iteration only on a way through the body that
     can run: an `if`/`elif` chain on a setting no iteration changes
     (`self.mode` set in `__init__`, `args.hier` of a parameter the loop does
-    not hand on) takes the same branch every time; a branch ending in `raise`,
+    not hand on, `isinstance(x, list)` or `type(x) == list` of a name the
+    loop does not rebind) takes the same branch every time; a branch ending in `raise`,
     `return`, `continue` or `break` does not go on; an inner `for` loop is
     taken to run; and a name nothing binds before the loop would fail with
     NameError on the first iteration rather than carry anything. What a
