@@ -1879,12 +1879,15 @@ class GraphFlow:
             return None
         model = self.context.model
         cls: Optional[ClassSummary] = None
+        caller = self.summary
+        # A parameter of this function is not the object a same-spelled name elsewhere in the file holds.
+        shadowed = caller is not None and callee.split(".", 1)[0] in caller.params[caller.class_name is not None:]
         if callee == "self":
             cls = model.cls(self.class_qualname) if self.class_qualname else None
-        elif callee in self.facts.instance_class:
+        elif callee in self.facts.instance_class and not shadowed:
             cls = model.resolve_class(self.facts.instance_class[callee])
-        elif self.summary is not None:
-            cls = model.instance_class(self.summary, callee)
+        elif caller is not None:
+            cls = model.instance_class(caller, callee)
         if cls is None or model.method(cls, "__call__") is not None:
             return None
         return model.method(cls, "forward")
