@@ -1806,7 +1806,7 @@ class GraphFlow:
                 return Val(kinds=kinds)
             if receiver_name is not None and self._is_module(receiver_name):
                 if method == "forward":
-                    return self._module_call(call, joined, receiver_name)
+                    return self._module_call(call, self._reaching(call, self._module_forward(receiver_name), joined, state), receiver_name)
                 if method.startswith(_MODULE_NONGRAPH_PREFIXES) or method in _MODULE_HINT_METHODS or method in MODULE_SELF_METHODS:
                     # ``model.cuda()`` hands back the module itself: no forward pass
                     return CLEAN
@@ -1827,7 +1827,7 @@ class GraphFlow:
                     return assumed.with_labels([("assumed",)])
                 return assumed
             if self._is_module(func_name):
-                return self._module_call(call, joined, func_name)
+                return self._module_call(call, self._reaching(call, self._module_forward(func_name), joined, state), func_name)
             summarised = self._summarised_call(call, joined, state)
             if summarised is not None:
                 return summarised
@@ -1851,9 +1851,9 @@ class GraphFlow:
         if func_name in _CONTAINER_FUNCTIONS:
             return Val(kinds=_container_kinds(func_name, args)).join_graph(joined)
         if self._is_module(func_name):
-            return self._module_call(call, joined, func_name)
+            return self._module_call(call, self._reaching(call, self._module_forward(func_name), joined, state), func_name)
         if func_name == "self" and self.in_module_class:
-            return self._module_call(call, joined, "self")
+            return self._module_call(call, self._reaching(call, self._module_forward("self"), joined, state), "self")
         summarised = self._summarised_call(call, joined, state)
         if summarised is not None:
             return summarised
@@ -1871,6 +1871,26 @@ class GraphFlow:
         if self._nograd:
             return Val(kinds=kinds)
         return Val(GRAPH, args.labels | {("src", call)}, kinds)
+
+    def _module_forward(self, callee: Optional[str]) -> Optional[FunctionSummary]:
+        """The ``forward`` a call of the module ``callee`` runs, where it is an instance of a project
+        class with no ``__call__`` of its own (``nn.DataParallel(Net())`` is taken as the ``Net``)."""
+        if not callee:
+            return None
+        model = self.context.model
+        cls: Optional[ClassSummary] = None
+        caller = self.summary
+        # A parameter of this function is not the object a same-spelled name elsewhere in the file holds.
+        shadowed = caller is not None and callee.split(".", 1)[0] in caller.params[caller.class_name is not None:]
+        if callee == "self":
+            cls = model.cls(self.class_qualname) if self.class_qualname else None
+        elif callee in self.facts.instance_class and not shadowed:
+            cls = model.resolve_class(self.facts.instance_class[callee])
+        elif caller is not None:
+            cls = model.instance_class(caller, callee)
+        if cls is None or model.method(cls, "__call__") is not None:
+            return None
+        return model.method(cls, "forward")
 
     def _module_output_kinds(self, callee: Optional[str]) -> Kinds:
         """What calling the module ``callee`` returns: ``torch.nn`` classes by name, project classes
@@ -1897,9 +1917,10 @@ class GraphFlow:
     def _reaching(self, call: cst.Call, callee: Optional[FunctionSummary], joined: Val, state: State) -> Val:
         """What of the arguments' graphs reaches what ``callee`` builds: not an argument it reads only
         detached (``calc_loss(..., r_i_t)`` reading ``r_i_t.detach().numpy()``)."""
-        if callee is None or not callee.cut_params or any(a.star for a in call.args):
+        cut_params = self.context.model.cut_params(callee) if callee is not None else frozenset()
+        if callee is None or not cut_params or any(a.star for a in call.args):
             return joined
-        cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in callee.cut_params}
+        cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in cut_params}
         return _join_all([self._expr(a.value, state) for a in call.args if id(a.value) not in cut])
 
     def _summarised_call(self, call: cst.Call, joined: Val, state: State) -> Optional[Val]:

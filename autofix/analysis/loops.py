@@ -120,7 +120,7 @@ def _touched(body: cst.CSTNode) -> FrozenSet[str]:
     subscript or attribute store (``cfg["mode"] = m``, ``state.phase = p``)."""
     found: Set[str] = set()
     for node in walk(body):
-        if isinstance(node, cst.Call):
+        if isinstance(node, cst.Call) and not _type_test(node):
             if isinstance(node.func, cst.Attribute):
                 found.add(dotted_name(node.func.value) or "")
             found.update(dotted_name(arg.value) or "" for arg in node.args)
@@ -203,6 +203,17 @@ _EMPTY = cst.Module([])
 
 
 _CHANGING = (cst.Call, cst.Await, cst.NamedExpr, cst.Yield, cst.Lambda, cst.Subscript)
+#: builtins whose call changes nothing and answers the same for an object as long as no name it
+#: reads is rebound (an object's type does not change when it is changed in place)
+_TYPE_TESTS = frozenset({"type", "isinstance"})
+
+
+def _type_test(node: cst.CSTNode) -> bool:
+    """``type(x)``, ``isinstance(x, list)``: plain arguments, no ``*``/``**``."""
+    return (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in _TYPE_TESTS
+        and all(arg.star == "" and arg.keyword is None for arg in node.args)
+    )
 
 # Besides names, a way's set of what is assigned holds facts of that way (see the module's doc):
 #: ``_FACT + key``: the test spelled ``key`` (:func:`_key`) holds on this way
@@ -472,7 +483,7 @@ class _Walker:
     def _invariant(self, test: cst.BaseExpression) -> bool:
         """``test`` has the same value in every iteration: it calls nothing, and reads only names the
         loop body never assigns (attributes only where ``fixed`` vouches for them)."""
-        if self.loop_assigned is None or any(isinstance(n, _CHANGING) for n in walk(test)):
+        if self.loop_assigned is None or any(isinstance(n, _CHANGING) and not _type_test(n) for n in walk(test)):
             return False
         reads = [name for name, _ in iter_reads(test)]
         for name in reads:

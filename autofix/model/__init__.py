@@ -42,6 +42,10 @@ How a rule queries it
     step.inplace_params, step.detached_params, step.detached_in_place
     step.kept_params                # params whose graph may outlive the call (returned, stored, passed on)
     step.returns_detached           # every return detaches (a ``repackage_hidden``-like helper)
+    step.detached_copy              # what it returns holds no graph of its arguments (strictly: detach,
+                                    #   recursion, tuples of those; stores and calls nothing else)
+    step.handed_on                  # {'memory': ('self.repackage_hidden', 0)}: params first read as one
+                                    #   argument of a call that rebinds them (``memory = f(memory)``)
     step.returns.shapes             # {Shape(TUPLE, (Shape(GRAPH), Shape(TUPLE, (GRAPH, GRAPH))))}: per return,
                                     #   tuples by position, dicts by value, ``self.lstm(x)`` by layer
     step.local_constructors         # {'meter': 'utils.AverageMeter'}
@@ -78,6 +82,8 @@ matches them with ``self.context.get(PositionProvider, node).start.line``.
     model.returned_shapes(function)         # shapes, following ``return self.net(x)`` / ``return helper(x)``
     model.returns(function)                 # Returns, following returned calls into callees
     model.self_method_calls(step)           # [FunctionSummary] of the self.<m>() calls, in order
+    model.cut_params(function)              # params whose argument's graph reaches nothing a call builds:
+                                            #   cut_params, and handed_on ones a callee cuts in turn
     model.qualify("nn.ReLU")                # 'torch.nn.ReLU'
 
     # frameworks: is this function one iteration of a loop a framework owns?

@@ -332,6 +332,7 @@ class ModuleModel:
         self._modules: Dict[str, Optional[ModuleSummary]] = {}
         self._methods_named: Optional[Tuple[Dict[str, List[ClassSummary]], List[Tuple[str, FrozenSet[str]]]]] = None
         self._parameter_classes: Dict[Tuple[str, str], Optional[ClassSummary]] = {}
+        self._cut_memo: Dict[int, FrozenSet[str]] = {}
 
     # ------------------------------------------------------------------ this module
 
@@ -849,6 +850,48 @@ class ModuleModel:
         self._backward_memo[key] = found
         return found
 
+    def cut_params(self, function: FunctionSummary) -> FrozenSet[str]:
+        """The parameters of ``function`` whose argument's graph never reaches what a call builds:
+        those it reads only detached (:attr:`FunctionSummary.cut_params`), and those its body first
+        hands to a call that rebinds them (:attr:`FunctionSummary.handed_on`: ``memory =
+        self.repackage_hidden(memory)``, ``out, h = self.core(x, h)``) where that callee builds
+        nothing from the argument: a helper handing back detached copies
+        (:attr:`FunctionSummary.detached_copy`), or a project function, or the ``forward`` of a
+        project module (with no ``__call__`` of its own), that cuts the parameter it binds, in turn."""
+        return self._cut_params(function, set())
+
+    def _cut_params(self, function: FunctionSummary, visiting: Set[int]) -> FrozenSet[str]:
+        own = frozenset(function.cut_params)
+        key = id(function)
+        if not function.handed_on:
+            return own
+        if key in self._cut_memo:
+            return self._cut_memo[key]
+        home = self._home(function)
+        if home is None or key in visiting or len(visiting) > _MAX_DEPTH:
+            return own
+        visiting.add(key)
+        found = set(own)
+        for param, (spelled, position) in function.handed_on.items():
+            target = home.callee(function, spelled)
+            if isinstance(target, ClassSummary):
+                held = home._class_model(target)
+                if not held.is_module_class(target) or held.method(target, "__call__") is not None:
+                    continue
+                target = held.method(target, "forward")
+            if not isinstance(target, FunctionSummary):
+                continue
+            if target.detached_copy:
+                found.add(param)
+                continue
+            bound = _plain_param(target, position)
+            model = home._home(target)
+            if bound is not None and model is not None and bound in model._cut_params(target, visiting):
+                found.add(param)
+        visiting.discard(key)
+        result = self._cut_memo[key] = frozenset(found)
+        return result
+
     def carried_state(self, cls: ClassSummary) -> Dict[str, Tuple[str, ...]]:
         """State a module instance of ``cls`` carries from one call into the next.
 
@@ -1331,6 +1374,23 @@ class ModuleModel:
 
 #: ``torch.nn`` classes that run the forward of whatever module they were handed
 _MODULE_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})
+
+
+def _plain_param(callee: FunctionSummary, position: Union[int, str]) -> Optional[str]:
+    """The parameter of ``callee`` an argument at ``position`` (an index after the receiver, or a
+    keyword) binds, where it is one of the plain ones (:attr:`FunctionSummary.handed_on`) that the
+    model says the function cuts or hands on; None otherwise."""
+    params = callee.params
+    if callee.class_name is not None and "staticmethod" not in callee.decorators and params:
+        params = params[1:]
+    if isinstance(position, int):
+        if callee.var_positional is not None and callee.var_positional in params:
+            # past ``*args`` every positional argument goes to it (what follows is keyword-only)
+            position = min(position, params.index(callee.var_positional))
+        name = params[position] if position < len(params) else None
+    else:
+        name = position if position != callee.var_positional else None
+    return name if name is not None and name in params and name != callee.var_keyword else None
 
 
 def cls_module(cls: ClassSummary) -> Optional[str]:

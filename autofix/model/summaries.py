@@ -361,6 +361,17 @@ class FunctionSummary:
     #: every ``return`` gives a detached value (``h.detach()``, a detach mapped over a structure,
     #: a recursive call, ``None``): a helper like ``repackage_hidden``
     returns_detached: bool = False
+    #: what it returns holds no graph of its arguments: every ``return`` gives ``None``, a
+    #: ``.detach()``, a call of itself, or a tuple or list of those (a literal, a comprehension,
+    #: ``tuple(...)`` of a generator), and the body stores nothing and calls nothing but those and
+    #: ``isinstance``/``type``/``len`` (``repackage_hidden``, recursive over tuples)
+    detached_copy: bool = False
+    #: params whose value as passed is read once, as an argument of the call that the first
+    #: statement of the body naming them makes and whose result rebinds them (``memory =
+    #: self.repackage_hidden(memory)``, ``out, h = self.core(x, h)``): param → the callee as spelled
+    #: in :attr:`calls` and the argument's position among the positional ones or its keyword.
+    #: Plain parameters only (not positional-only, keyword-only, ``*args`` or ``**kwargs``)
+    handed_on: Dict[str, Tuple[str, Union[int, str]]] = field(default_factory=dict)
     #: params whose graph may outlive the call: returned, yielded, stored on an object or in a
     #: container, or handed to a call that may keep it (not ``torch`` functions, not logging)
     kept_params: Set[str] = field(default_factory=set)
@@ -391,6 +402,8 @@ class FunctionSummary:
     returned_outputs: Tuple[str, ...] = ()
     #: the ``**kwargs`` parameter, if any (a call's unmatched keywords bind to it)
     var_keyword: Optional[str] = None
+    #: the ``*args`` parameter, if any (positional arguments past the others bind to it)
+    var_positional: Optional[str] = None
     #: params handed on to a method of an object the instance holds, as ``(param, callee as
     #: spelled, argument position or keyword)``: ``self.meters[k].update(v)`` in a
     #: ``for k, v in kwargs.items()`` gives ``("kwargs", "self.meters[].update", 0)``
@@ -930,6 +943,60 @@ def _children(node: ast.AST) -> List[ast.AST]:
     return found
 
 
+_DETACHED_COPY_CALLS = frozenset({"isinstance", "type", "len", "tuple", "list", "torch.is_tensor"})
+
+
+def _detached_copy(function: FunctionNode, self_name: Optional[str]) -> bool:
+    """:attr:`FunctionSummary.detached_copy` (the caller has seen at least one ``return``)."""
+
+    def recursive(func: ast.expr) -> bool:
+        if isinstance(func, ast.Name):
+            return self_name is None and func.id == function.name
+        return (
+            isinstance(func, ast.Attribute) and func.attr == function.name
+            and isinstance(func.value, ast.Name) and self_name is not None and func.value.id == self_name
+        )
+
+    def detached(value: Optional[ast.expr]) -> bool:
+        if value is None or isinstance(value, ast.Constant):
+            return True
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return all(not isinstance(e, ast.Starred) and detached(e) for e in value.elts)
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            return detached(value.elt)
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr == "detach" and not value.args and not value.keywords:
+            return True
+        if recursive(func):
+            return True
+        return (
+            isinstance(func, ast.Name) and func.id in ("tuple", "list") and len(value.args) == 1 and not value.keywords
+            and isinstance(value.args[0], (ast.ListComp, ast.GeneratorExp)) and detached(value.args[0])
+        )
+
+    for node in ast.walk(function):
+        if node is function:
+            continue
+        if isinstance(node, (*_SCOPES, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
+            return False
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            if not all(isinstance(t, ast.Name) for t in targets):
+                return False  # a store into an object or a container may keep an argument
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if not (
+                dotted(func) in _DETACHED_COPY_CALLS or recursive(func)
+                or (isinstance(func, ast.Attribute) and func.attr == "detach")
+            ):
+                return False
+        elif isinstance(node, ast.Return) and not detached(node.value):
+            return False
+    return True
+
+
 def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
     """The nodes of ``function``'s body in evaluation order, not entering nested defs, classes or lambdas.
 
@@ -1204,6 +1271,7 @@ def function_header(node: FunctionNode, qualname: str, class_name: Optional[str]
         tuple(_decorator_names(node)),
     )
     header.var_keyword = args.kwarg.arg if args.kwarg else None
+    header.var_positional = args.vararg.arg if args.vararg else None
     return header
 
 
@@ -1384,6 +1452,8 @@ class _FunctionReader:
         self.summary.returns_detached = bool(returns and (self.own_params or self.self_name)) and all(
             self._detaching(v) for v in returns
         )
+        self.summary.detached_copy = bool(returns) and _detached_copy(self.node, self.self_name)
+        self.summary.handed_on = self._handed_on()
         freed = {
             b.tensor.name for b in self.summary.backward_calls
             if b.tensor.kind == "local" and not b.retain_graph and b.via != "torch.autograd"
@@ -1591,6 +1661,54 @@ class _FunctionReader:
         constructor = found.pop() if len(found) == 1 else None
         # Only a class by its name (``Net``, ``losses.DualLoss``), not ``torch.zeros`` or a method call.
         return constructor if constructor and constructor.rsplit(".", 1)[-1][:1].isupper() else None
+
+    def _spelled_callee(self, func: ast.expr) -> Optional[str]:
+        """A callee spelled as :attr:`FunctionSummary.calls` records it."""
+        spelled = dotted(func)
+        if spelled is None:
+            return None
+        head = spelled.split(".", 1)[0]
+        return spelled if head == self.self_name or head not in self.module.imports else self.module.qualify(spelled)
+
+    def _handed_on(self) -> Dict[str, Tuple[str, Union[int, str]]]:
+        """:attr:`FunctionSummary.handed_on`: a statement of the body itself (not under an ``if``,
+        a loop or a ``with``) runs before every later one; where it is the first to name a parameter
+        and rebinds it from a call given it once, the value passed is read nowhere else."""
+        plain = {a.arg for a in self.node.args.args} - {self.self_name}
+        found: Dict[str, Tuple[str, Union[int, str]]] = {}
+        named: Set[str] = set()
+        for statement in self.node.body:
+            if not plain - named:
+                break
+            names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)} & plain
+            first = names - named
+            named |= names
+            if not first or not isinstance(statement, ast.Assign) or not isinstance(statement.value, ast.Call):
+                continue
+            call = statement.value
+            spelled = self._spelled_callee(call.func)
+            if spelled is None:
+                continue
+            bound = {
+                n.id for target in statement.targets for n in ast.walk(target)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            for param in first & bound:
+                reads = [n for n in ast.walk(statement) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
+                if len(reads) != 1:
+                    continue
+                position: Optional[Union[int, str]] = None
+                for index, arg in enumerate(call.args):
+                    if isinstance(arg, ast.Starred):
+                        break
+                    if arg is reads[0]:
+                        position = index
+                for kw in call.keywords:
+                    if kw.arg is not None and kw.value is reads[0]:
+                        position = kw.arg
+                if position is not None:
+                    found[param] = (spelled, position)
+        return found
 
     def _detaching(self, value: ast.expr) -> bool:
         """Does this returned expression detach what it returns?"""

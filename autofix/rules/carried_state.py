@@ -90,13 +90,21 @@ class CarriedState(Rule):
     A read sees the previous iteration only on a way through the body that
     can run: an `if`/`elif` chain on a setting no iteration changes
     (`self.mode` set in `__init__`, `args.hier` of a parameter the loop does
-    not hand on) takes the same branch every time; a branch ending in `raise`,
+    not hand on, `isinstance(x, list)` or `type(x) == list` of a name the
+    loop does not rebind) takes the same branch every time; a branch ending in `raise`,
     `return`, `continue` or `break` does not go on; an inner `for` loop is
     taken to run; and a name nothing binds before the loop would fail with
     NameError on the first iteration rather than carry anything. What a
     project function hands back carries only the graphs of the arguments
     each returned element reads where gradients flow (a hand-written batch
     norm's output does not read its moving averages).
+
+    A module call carries nothing of an argument its `forward` cuts: one that
+    `forward` rebinds as its first use through a helper handing back detached
+    copies (`memory = self.repackage_hidden(memory)`, recursing into tuples),
+    or hands straight to a submodule or function that does, in turn. A model
+    wrapped in `nn.DataParallel` or `DistributedDataParallel` runs the forward
+    of the module it wraps.
 
     A forward that folds one of its arguments into state it keeps on the
     module (`self.center = 0.9 * self.center + 0.1 * t.mean(0)`), outside
@@ -177,9 +185,11 @@ class CarriedState(Rule):
     ```
 
     The fix detaches the state where an iteration starts using it: right
-    before the first statement of the loop body that reads it. That point is
-    reached by every iteration whatever `continue` or early step the body
-    has, and the current iteration's own graph is left whole. An LSTM
+    before the first statement of the loop body that reads it, or before an
+    earlier one that may rebind it (`if fresh: h = enc(x)` ahead of the read:
+    before that `if`). That point is reached by every iteration whatever
+    `continue` or early step the body has, and the current iteration's own
+    graph is left whole. An LSTM
     `(h, c)` tuple is detached element by element; where the kind of state is
     unknown (a custom model's `hidden`), the inserted code handles both a
     tensor and a tuple of tensors; state that may be `None` is guarded. A
@@ -703,6 +713,10 @@ class CarriedState(Rule):
                 if not body:
                     continue
                 anchor = body[0]
+            else:
+                # ``if fresh: h = enc(x)`` before the first read: the iteration starts using the
+                # carried value before that ``if``, which may rebind it to this iteration's graph.
+                anchor = next((s for s in body[: body.index(anchor)] if _rebinds(s, name)), anchor)
             groups.setdefault(anchor, []).append(name)
         retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
         for anchor, group in groups.items():
@@ -1063,6 +1077,20 @@ def _assigned_names(node: cst.CSTNode) -> Set[str]:
         for bound, _ in loops.target_names(target):
             found.add(bound)
     return found
+
+
+def _rebinds(statement: cst.CSTNode, name: str) -> bool:
+    """Some way through ``statement`` (an ``if``, a ``with``, a ``try``) assigns ``name``."""
+    for node in loops.walk(statement):
+        if name in _assigned_names(node):
+            return True
+        if isinstance(node, cst.For) and any(bound == name for bound, _ in loops.target_names(node.target)):
+            return True
+        if isinstance(node, cst.WithItem) and node.asname is not None and any(
+            bound == name for bound, _ in loops.target_names(node.asname.name)
+        ):
+            return True
+    return False
 
 
 def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str) -> bool:

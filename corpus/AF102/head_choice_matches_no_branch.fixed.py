@@ -17,11 +17,11 @@ def train(steps):
     for step in range(steps):
         x, y = torch.randn(8, 4), torch.randn(8, 1)
         optimizer.zero_grad()
+        outputs = outputs.detach()
         if head == "shifted":
             outputs = model(x + 1)
         elif head == "linear":
             outputs = model(x)
-        outputs = outputs.detach()
         outputs, y = rescale(outputs, y)
         loss = (outputs - y).pow(2).mean() + 0.01 * model(x).pow(2).mean()
         loss.backward()
