@@ -56,6 +56,49 @@ def alone(code: str) -> ModuleModel:
     return model
 
 
+def test_script_imports_the_module_beside_it_over_its_package(tmp_path):
+    """``from NGCF import NGCF`` in ``NGCF/main.py`` run as a script from its folder (NGCF-PyTorch):
+    Python finds ``NGCF/NGCF.py`` first, not the package ``NGCF/__init__.py``, which defines no
+    ``NGCF``; the model resolves the class in the sibling file."""
+    write(
+        tmp_path,
+        {
+            "NGCF/__init__.py": "",
+            "NGCF/NGCF.py": """
+                import torch.nn as nn
+                class NGCF(nn.Module):
+                    def create_bpr_loss(self, users, pos_items):
+                        return users, pos_items
+            """,
+            "NGCF/main.py": "from NGCF import NGCF\nmodel = NGCF()\n",
+        },
+    )
+    model = model_of(tmp_path, "NGCF/main.py")
+    found = model.resolve("NGCF")
+    assert isinstance(found, ClassSummary) and found.qualname == "NGCF"
+    assert model.resolve("Missing") is None
+
+
+def test_element_sources_of_a_module_made_inline_and_of_a_comparison():
+    """``nn.LogSigmoid()(x)`` runs a module made there (one run of its own, reading ``x``); a
+    comparison's result holds no graph, so the parameters it reads are no sources."""
+    model = alone(
+        """
+        import torch
+        import torch.nn as nn
+        def loss(users, pos, neg):
+            pos_scores = torch.sum(users * pos, axis=1)
+            neg_scores = torch.sum(users * neg, axis=1)
+            mf = -torch.mean(nn.LogSigmoid()(pos_scores - neg_scores))
+            acc = (pos_scores > neg_scores).float().mean()
+            return mf, acc
+        """
+    )
+    mf, acc = model.function("loss").returned_param_sources[2]
+    assert mf is not None and {"users", "pos", "neg"} <= mf and any(s.startswith("nn.LogSigmoid()@") for s in mf)
+    assert acc == frozenset()
+
+
 # --------------------------------------------------------------------------- vocabulary
 
 

@@ -97,6 +97,9 @@ DICT = "dict"  # any other mapping
 NONE = "none"
 ITEMS = "items"  # a ``(key, tensor)`` pair of ``d.items()`` or ``enumerate(tensors)``
 OTHER = "other"  # strings, booleans, objects: nothing a fix may detach
+#: a numpy array of numbers (``np.zeros(n)``): an entry stored into it is converted to a number,
+#: so it keeps no graph; not a tensor either, so nothing a fix may detach
+ARRAY = "array"
 #: A kind is one of the names above, or a tuple of the kinds of a tuple's elements
 #: (``out, (h, c) = lstm(x)`` unpacks ``(tensor, tensors)``).
 Kind = Union[str, Tuple["Kinds", ...]]
@@ -158,6 +161,12 @@ _UNPROVEN_LABELS: FrozenSet[Label] = frozenset({("unproven",), ("assumed",)})
 _NUMBER_KIND: Kinds = frozenset({NUMBER})
 _OTHER_KIND: Kinds = frozenset({OTHER})
 _NONE_KIND: Kinds = frozenset({NONE})
+_ARRAY_KIND: Kinds = frozenset({ARRAY})
+#: numpy functions that make a new array of the numbers they are given or of zeros (dtype aside)
+_NUMPY_ARRAY_MAKERS = frozenset(
+    {"zeros", "ones", "empty", "full", "array", "asarray", "zeros_like", "ones_like", "empty_like", "full_like",
+     "arange", "linspace"}
+)
 
 
 def tuple_parts(kinds: Kinds) -> Optional[Tuple[Kinds, ...]]:
@@ -250,6 +259,45 @@ def _cut_expression(node: cst.BaseExpression) -> bool:
         if method not in KEEP_METHODS:
             return False
         node = node.func.value
+
+
+def _number_of(node: cst.BaseExpression) -> Optional[str]:
+    """The name ``node`` converts to a Python number: ``x.item()``, ``x.detach().cpu().item()``,
+    ``x.tolist()``, ``float(x)``, ``int(x)``."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Name) and func.value in ("float", "int") and len(node.args) == 1:
+        return dotted_name(node.args[0].value)
+    if not (isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist")):
+        return None
+    inner: cst.BaseExpression = func.value
+    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in KEEP_METHODS | {"detach"}:
+        inner = inner.func.value
+    return dotted_name(inner)
+
+
+def _guarded_conversion(node: cst.IfExp) -> Optional[Tuple[str, bool]]:
+    """``(name, bare_is_body)`` for ``x.item() if c else x`` (``False``) or ``x if c else float(x)``
+    (``True``): one arm converts the name to a number, the other is the name as it is."""
+    for converted, bare, bare_is_body in ((node.body, node.orelse, False), (node.orelse, node.body, True)):
+        name = _number_of(converted)
+        if name is not None and dotted_name(bare) == name:
+            return name, bare_is_body
+    return None
+
+
+def _object_dtype(call: cst.Call) -> bool:
+    """``np.empty(n, dtype=object)``: an argument spells Python objects as the dtype (the array
+    may hold tensors as they are)."""
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.SimpleString) and value.evaluated_value in ("O", "object"):
+            return True
+        spelled = dotted_name(value)
+        if spelled is not None and spelled.rsplit(".", 1)[-1] in ("object", "object_"):
+            return True
+    return False
 
 
 def _method_kinds(method: str, receiver: Val, call: cst.Call) -> Kinds:
@@ -1314,6 +1362,7 @@ class GraphFlow:
                 parts = self._passed_through(value_node, callee, parts, state)
                 parts = self._from_arguments_only(value_node, callee, parts, state)
                 parts = self._graphless_parts(callee, parts)
+                parts = self._graph_from_arguments(value_node, callee, parts, state)
             for index, element in enumerate(elements):
                 part_node = literal.elements[index].value if literal is not None and values is not None else None
                 self._bind(element, values[index] if values is not None else parts[index], state, stmt, part_node)
@@ -1326,6 +1375,10 @@ class GraphFlow:
             if name is not None:
                 container = self._read(name, state)
                 kinds = container.kinds
+                if kinds == _ARRAY_KIND:
+                    # ``epoch_loss[i] = loss`` into ``np.zeros(n)``: numpy stores the number the
+                    # tensor holds (``float(loss)``); neither the array nor the entry keeps a graph.
+                    return
                 if kinds == {TENSOR_DICT} and not value.is_tensor:
                     kinds = frozenset({DICT})
                 elif kinds == {TENSOR_LIST} and value.is_tensor:
@@ -1365,7 +1418,10 @@ class GraphFlow:
             value = Val(LEAF, kinds=_TENSOR_KIND)
         for entry in self._entries_of.get(name, ()):
             state.pop(entry, None)  # a new container: none of the old one's entries
-        self._assign(name, value, state, stmt, value_node is not None and _cut_expression(value_node))
+        cut = value_node is not None and (
+            _cut_expression(value_node) or isinstance(value_node, cst.Call) and self._numpy_function(value_node) is not None
+        )
+        self._assign(name, value, state, stmt, cut)
         if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_name(value_node):
             # ``w.requires_grad = True`` on a tensor: from here on ``w`` is a leaf autograd tracks.
             self._make_leaf(dotted_name(target.value), state)
@@ -1453,6 +1509,31 @@ class GraphFlow:
                 continue
             value = self._arguments_value(arguments, sources, state)
             out[index] = Val(GRAPH if value.level else CLEAN_LEVEL, value.labels, parts[index].kinds)
+        return out
+
+    def _graph_from_arguments(self, call: cst.Call, callee: Optional[FunctionSummary], parts: List[Val], state: State) -> List[Val]:
+        """``batch_loss, batch_mf_loss, batch_emb_loss = model.create_bpr_loss(u, p, n)``: an element
+        of a project function's tuple that reads, where gradients flow, a parameter it never
+        detaches (:attr:`FunctionSummary.returned_param_sources`), whose argument here carries a
+        proven graph, carries that graph: it is proven, not merely possible, whatever else the
+        element is made of. Its kind stays what the model says (unknown: no fix may touch it)."""
+        if callee is None or any(arg.star for arg in call.args) or self.context.model.runs_backward(callee):
+            return parts
+        positions = callee.returned_param_sources.get(len(parts))
+        if positions is None:
+            return parts
+        arguments = dict(bind_arguments(callee, call))
+        detached = callee.detached_params | callee.detached_in_place | callee.cut_params
+        out = list(parts)
+        for index, sources in enumerate(positions):
+            part = parts[index]
+            if sources is None or part.level < GRAPH or not part.labels & _UNPROVEN_LABELS:
+                continue
+            read = sorted(p for p in sources if p in callee.params and p in arguments and p not in detached and p != callee.var_keyword)
+            given = [self._expr(arguments[p], dict(state)) for p in read]
+            proven = [v for v in given if v.level == GRAPH and not v.labels & _UNPROVEN_LABELS]
+            if proven:
+                out[index] = Val(GRAPH, (part.labels - _UNPROVEN_LABELS) | _join_all(proven).labels, part.kinds)
         return out
 
     def _arguments_value(
@@ -1695,7 +1776,17 @@ class GraphFlow:
                 cleared = dict(state)
                 cleared[name] = Val(kinds=_NONE_KIND)
                 when_true, when_false = (cleared, state) if is_none else (state, cleared)
-            return self._expr(node.body, when_true).join(self._expr(node.orelse, when_false))
+            body, orelse = self._expr(node.body, when_true), self._expr(node.orelse, when_false)
+            guarded = _guarded_conversion(node)
+            if guarded is not None and self._may_be_number(guarded[0], state):
+                # ``flat_loss.item() if task != 0 else flat_loss`` of a name that is a Python number
+                # on some path (``flat_loss = 0.0`` unless a branch made a loss): the test tells the
+                # two apart, so the bare arm is not proven to hold a graph where it is chosen.
+                if guarded[1]:
+                    body = body.with_labels([("unproven",)]) if body.level == GRAPH else body
+                else:
+                    orelse = orelse.with_labels([("unproven",)]) if orelse.level == GRAPH else orelse
+            return body.join(orelse)
         if isinstance(node, cst.BooleanOperation):
             return self._expr(node.left, state).join(self._expr(node.right, state))
         if isinstance(node, cst.NamedExpr):
@@ -1738,6 +1829,33 @@ class GraphFlow:
                 self._scan(child, state)
 
     def _call(self, call: cst.Call, state: State) -> Val:
+        value = self._any_call(call, state)
+        numpy = self._numpy_function(call)
+        if numpy is None:
+            return value
+        # What a numpy function hands back is an array or a number, never a tensor: given a tensor
+        # that carries a graph it raises (``Can't call numpy() on Tensor that requires grad``).
+        return Val(kinds=_ARRAY_KIND if numpy in _NUMPY_ARRAY_MAKERS else _OTHER_KIND)
+
+    def _may_be_number(self, name: str, state: State) -> bool:
+        """``name`` may hold a Python number here: its value's kinds say so, or the scope bound it to
+        a number (``spatial_loss = 0.0``) where a join with a value of unknown kind lost that."""
+        if NUMBER in self._read(name, state).kinds:
+            return True
+        return any(a.name == name and a.value.kinds == _NUMBER_KIND for a in self.assignments)
+
+    def _numpy_function(self, call: cst.Call) -> Optional[str]:
+        """The name of the numpy function ``call`` calls (``mean`` for ``np.mean`` under ``import numpy
+        as np``, ``zeros`` under ``from numpy import zeros``, ``random.rand``), or None; None too
+        for an array of Python objects."""
+        for qualified in qualified_names(self.context, call.func):
+            if qualified.startswith("numpy."):
+                if _object_dtype(call):
+                    return None  # ``np.empty(n, dtype=object)`` may hold tensors as they are
+                return qualified[len("numpy."):]
+        return None
+
+    def _any_call(self, call: cst.Call, state: State) -> Val:
         func = call.func
         args = [self._expr(arg.value, state) for arg in call.args]
         joined = _join_all(args)

@@ -390,8 +390,27 @@ class ModuleModel:
                     return self.resolve_qualified(f"{star}.{dotted}")
         return self.resolve_qualified(self.qualify(dotted))
 
+    def _script_sibling(self, qualified: str) -> Optional[Definition]:
+        """``from NGCF import NGCF`` in ``NGCF/main.py`` beside ``NGCF/NGCF.py``, run as a script from
+        its folder (which Python puts first on ``sys.path``): the class in the sibling file, where the
+        package view (``NGCF/__init__.py``, or the submodule itself) defines nothing of that name."""
+        if self.project is None or self.path is None:
+            return None
+        head, _, rest = qualified.partition(".")
+        sibling = Path(self.path).resolve().parent / f"{head}.py"
+        if not rest or not sibling.is_file() or sibling == Path(self.path).resolve():
+            return None
+        module = self.project.summary_of_file(sibling)
+        return self._local(module, rest) if module is not None else None
+
     def resolve_qualified(self, qualified: str, depth: int = 0) -> Optional[Definition]:
         """The definition of a fully qualified name (``pkg.models.Net.forward``) in the project."""
+        found = self._resolve_qualified(qualified, depth)
+        if found is None and depth == 0:
+            found = self._script_sibling(qualified)
+        return found
+
+    def _resolve_qualified(self, qualified: str, depth: int) -> Optional[Definition]:
         if self.project is None or depth > _MAX_DEPTH:
             return None
         parts = qualified.split(".")

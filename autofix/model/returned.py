@@ -425,8 +425,8 @@ class _SourceReader:
     def read(self, expr: Optional[ast.AST]) -> Optional[FrozenSet[str]]:
         if expr is None:
             return None
-        if isinstance(expr, (ast.Constant, ast.Lambda)):
-            return frozenset()
+        if isinstance(expr, (ast.Constant, ast.Lambda, ast.Compare)):
+            return frozenset()  # ``users > 0``: a comparison's result holds no graph
         if isinstance(expr, ast.Name):
             return self._name(expr.id)
         if isinstance(expr, ast.Attribute):
@@ -498,6 +498,11 @@ class _SourceReader:
         """The module a call runs: a parameter (``critic``), an attribute of ``self`` (``self.actor``),
         a global called by name; nothing for a library function (``torch.cat``) or a builtin."""
         spelled = _spelled(func)
+        if spelled is None and isinstance(func, ast.Call):
+            # ``nn.LogSigmoid()(x)``: a module made here runs, one run of its own (its parameters, if any).
+            made = self.read(func)
+            inner = _spelled(func.func) or "call"
+            return None if made is None else made | {f"{inner}(){RUN_MARK}{func.lineno}:{func.col_offset}"}
         if spelled is None:
             # ``actor(s).squeeze(0)``: a method of a value made here.
             return self.read(func.value) if isinstance(func, ast.Attribute) else None

@@ -237,6 +237,8 @@ class GraphAccumulation(Rule):
         carried = flow.carried.get(loop)
         if carried is None or carried.assignments.get(acc.target):
             return False  # emptied or rebuilt inside the loop
+        if _entry_per_iteration(flow, acc, loop):
+            return False
         label = ("acc", acc.target)
         return any(label in b.value.labels and not b.retain_graph for b in training)
 
@@ -347,6 +349,65 @@ class GraphAccumulation(Rule):
         if acc.kind == "append":
             return _only_number_consumers(scope, acc.target, statements)
         return False
+
+
+def _entry_per_iteration(flow: GraphFlow, acc: Accumulation, loop: cst.CSTNode) -> bool:
+    """``predL_r[replay_id] = loss_fn(...)`` in ``for replay_id in range(n)``, where the loop reads
+    the list only at ``predL_r[replay_id]``: each iteration writes and reads its own entry (range
+    gives each iteration an index of its own), so no iteration reads what an earlier one stored.
+    The list must be a local that holds no graph when the loop starts and is made afresh before
+    each run of the loop (every loop of the scope around ``loop`` rebuilds it at its top), so no
+    earlier run's entries are read either."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) or "." in acc.target or acc.target in flow.params:
+        return False
+    index = loop.target.value
+    iterated = loop.iter
+    if not (isinstance(iterated, cst.Call) and dotted_name(iterated.func) == "range"):
+        return False
+    target = _stored_subscript(acc.statement, acc.value_node)
+    if target is None or dotted_name(target.value) != acc.target or not _indexed_by(target, index):
+        return False
+    own: Set[int] = set()
+    for node in _walk(loop.body):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False  # a closure may read the list at another index, later
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [getattr(node, "target", None) or getattr(node, "name", None)]
+            if any(name == index for t in targets if t is not None for name, _ in target_names(t)):
+                return False  # the index is rebound inside the body
+        if isinstance(node, cst.Subscript) and dotted_name(node.value) == acc.target:
+            if not _indexed_by(node, index):
+                return False
+            own.add(id(node.value))
+        elif isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == acc.target and id(node) not in own:
+            return False  # the whole list is read (``sum(predL_r)``) or handed on inside the loop
+    # Made before the loop with no graph in it, afresh for each run of the loop.
+    outside = [a for a in flow.assignments if a.name == acc.target and loop not in a.loops]
+    if not outside or any(a.value.level >= GRAPH for a in outside):
+        return False
+    loops = flow.loops_of(acc.loops)
+    for outer in loops[: loops.index(loop)] if loop in loops else ():
+        carried = flow.carried.get(outer)
+        if carried is None or acc.target not in carried.assignments or acc.target in carried.first_read:
+            return False
+    return True
+
+
+def _stored_subscript(line: cst.CSTNode, value: cst.CSTNode) -> Optional[cst.Subscript]:
+    """The subscript ``line`` stores ``value`` into (``log[i] = value``)."""
+    for small in getattr(line, "body", ()):
+        if isinstance(small, cst.Assign) and small.value is value and len(small.targets) == 1:
+            target = small.targets[0].target
+            return target if isinstance(target, cst.Subscript) else None
+    return None
+
+
+def _indexed_by(node: cst.Subscript, index: str) -> bool:
+    """``node`` is ``x[index]`` (one plain index, the name ``index``)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    spelled = node.slice[0].slice.value
+    return isinstance(spelled, cst.Name) and spelled.value == index
 
 
 def _differentiates_against(backward: Backward, name: str) -> bool:
