@@ -20,6 +20,8 @@ from typing import Callable, FrozenSet, Hashable, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from autofix.analysis.names import children
+
 #: (atom, sign): the atom is true (sign True) or false on this path
 Literal = Tuple[Hashable, bool]
 #: key of an operand at the test: a name's (frame, name, version), or a constant
@@ -137,56 +139,30 @@ def bound_names(node: cst.CSTNode) -> Set[str]:
     targets' roots, ``for``/``with``/``except``/``import``/``del`` names, walrus targets, nested
     ``def``/``class`` names, ``match`` captures. An over-approximation: more is only safer."""
     found: Set[str] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            found.update(_roots(n.target))
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            found.update(_roots(n.target))
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            found.update(_roots(n.target))
-
-        def visit_For(self, n: cst.For) -> None:
-            found.update(_roots(n.target))
-
-        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
-            found.update(_roots(n.target))
-
-        def visit_AsName(self, n: cst.AsName) -> None:
-            found.update(_roots(n.name))
-
-        def visit_Del(self, n: cst.Del) -> None:
-            found.update(_roots(n.target))
-
-        def visit_ImportAlias(self, n: cst.ImportAlias) -> None:
-            if n.asname is None:
-                root: cst.BaseExpression = n.name
-                while isinstance(root, cst.Attribute):
-                    root = root.value
-                if isinstance(root, cst.Name):
-                    found.add(root.value)
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> None:
-            found.add(n.name.value)
-
-        def visit_ClassDef(self, n: cst.ClassDef) -> None:
-            found.add(n.name.value)
-
-        def visit_MatchAs(self, n: cst.MatchAs) -> None:
-            if n.name is not None:
-                found.add(n.name.value)
-
-        def visit_MatchStar(self, n: cst.MatchStar) -> None:
-            if n.name is not None:
-                found.add(n.name.value)
-
-        def visit_MatchMapping(self, n: cst.MatchMapping) -> None:
-            if n.rest is not None:
-                found.add(n.rest.value)
-
-    node.visit(Visitor())
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.For or kind is cst.CompFor:
+            found |= _roots(current.target)  # type: ignore[attr-defined]
+        elif kind is cst.NamedExpr or kind is cst.Del:
+            found |= _roots(current.target)  # type: ignore[attr-defined]
+        elif kind is cst.AsName:
+            found |= _roots(current.name)  # type: ignore[attr-defined]
+        elif kind is cst.ImportAlias and current.asname is None:  # type: ignore[attr-defined]
+            root: cst.BaseExpression = current.name  # type: ignore[attr-defined]
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name):
+                found.add(root.value)
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
+            found.add(current.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.MatchAs or kind is cst.MatchStar:
+            if current.name is not None:  # type: ignore[attr-defined]
+                found.add(current.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.MatchMapping and current.rest is not None:  # type: ignore[attr-defined]
+            found.add(current.rest.value)  # type: ignore[attr-defined]
+        stack.extend(children(current))
     return found
 
 
@@ -194,15 +170,12 @@ def declared_names(module: cst.Module) -> FrozenSet[str]:
     """Names some ``global`` or ``nonlocal`` statement of the module declares: another function
     may rebind them between two tests, so no test of them counts."""
     found: Set[str] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Global(self, n: cst.Global) -> None:
-            found.update(item.name.value for item in n.names)
-
-        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
-            found.update(item.name.value for item in n.names)
-
-    module.visit(Visitor())
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Global, cst.Nonlocal)):
+            found.update(item.name.value for item in current.names)
+        stack.extend(children(current))
     return frozenset(found)
 
 

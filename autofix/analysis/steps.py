@@ -1104,6 +1104,8 @@ class _TraceWalker(_GraphWalker):
         self._facts: List[Tuple[Literal, ...]] = []
         self._declared = context.fact("conditions.declared", lambda: declared_names(context.module))
         self._shadowed = context.fact("conditions.bound", lambda: frozenset(bound_names(context.module)))
+        #: id of a statement → the names it binds (shared by every trace of the module)
+        self._bound_by: Dict[int, Set[str]] = context.fact("conditions.bound_by", dict)
 
     def trace(self) -> StepTrace:
         self._holders = set()  # nested defs are traces of their own
@@ -1119,11 +1121,11 @@ class _TraceWalker(_GraphWalker):
         if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
             super()._walk_stmt(stmt, env, disabled)
             if isinstance(stmt, cst.BaseSmallStatement):
-                self._rebind(bound_names(stmt))
+                self._rebind(self._bound(stmt))
             return
         # Whatever a compound statement binds (a `for` target, an `except ... as` name, a walrus
         # in a test) may be rebound on entry and is taken as rebound on exit.
-        bound = bound_names(stmt)
+        bound = self._bound(stmt)
         self._rebind(bound)
         looped = isinstance(stmt, (cst.For, cst.While))
         if looped:
@@ -1161,6 +1163,12 @@ class _TraceWalker(_GraphWalker):
         if immutable and (self._frame, name, version) not in self._immutable:
             return None
         return (self._frame, name, version)
+
+    def _bound(self, stmt: cst.CSTNode) -> Set[str]:
+        found = self._bound_by.get(id(stmt))
+        if found is None:
+            found = self._bound_by[id(stmt)] = bound_names(stmt)
+        return found
 
     def _rebind(self, names: Set[str]) -> None:
         for name in names:
@@ -1211,7 +1219,7 @@ class _TraceWalker(_GraphWalker):
     def _walk_small(self, small: cst.BaseSmallStatement, env: "_Env", disabled: bool) -> None:
         immutable = self._immutable_targets(small)  # of the values before the binding
         self._walk_small_events(small, env, disabled)
-        self._rebind(bound_names(small))
+        self._rebind(self._bound(small))
         for name in immutable:
             self._immutable.add((self._frame, name, self._versions.get((self._frame, name), 0)))
 
