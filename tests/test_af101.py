@@ -916,3 +916,52 @@ def test_backward_calls_under_a_test_and_its_negation(body, reported):
     # their values: bound once to a bool, number, string or None (truth, ==) or never rebound (is).
     result = run(body)[1]
     assert bool(result.findings) == reported
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(
+            """
+            def step(x):
+                h = model(x)
+                e = None
+                try:
+                    if e is None:
+                        h.sum().backward()
+                    int("x")
+                except ValueError as e:
+                    if e is not None:
+                        h.mean().backward()
+            """,
+            id="a handler binds the name after the body tested it",
+        ),
+        pytest.param(
+            """
+            def step(x, f):
+                h = model(x)
+                n = 0
+                if n:
+                    pass
+                elif (n := f()):
+                    if n:
+                        h.sum().backward()
+                    h.mean().backward()
+            """,
+            id="a walrus in an elif test",
+        ),
+    ],
+)
+def test_no_contradiction_between_tests_of_two_bindings(source):
+    # The facts of the two calls' arms do not contradict: each test read another binding.
+    import libcst as cst
+
+    from autofix.analysis.steps import step_traces
+    from autofix.context import RuleContext
+
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    context = RuleContext(cst.MetadataWrapper(module, unsafe_skip_copy=True), "t.py", source)
+    [trace] = [t for t in step_traces(context) if isinstance(t.entry, cst.FunctionDef)]
+    first, second = trace.backward_events()
+    assert not any((atom, not sign) in second.facts for atom, sign in first.facts)

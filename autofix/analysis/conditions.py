@@ -37,12 +37,10 @@ def arm_literals(tests: List[cst.BaseExpression], has_else: bool, operand: Opera
     own test true and every earlier test false."""
     arms: List[Tuple[Literal, ...]] = []
     earlier: List[Literal] = []
+    if any(_binds(test) for test in tests):
+        # A walrus: the tests after it read another binding than the one keyed at the chain's entry.
+        return [()] * (len(tests) + has_else)
     for test in tests:
-        if _binds(test):
-            # A walrus changes what later tests read: stop here (conservative).
-            arms.append(tuple(earlier))
-            earlier = []
-            continue
         arms.append(tuple(earlier) + tuple(literals(test, True, operand)))
         earlier = earlier + literals(test, False, operand)
     if has_else:
@@ -143,7 +141,7 @@ def bound_names(node: cst.CSTNode) -> Set[str]:
     while stack:
         current = stack.pop()
         kind = type(current)
-        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.For or kind is cst.CompFor:
+        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.For:
             found |= _roots(current.target)  # type: ignore[attr-defined]
         elif kind is cst.NamedExpr or kind is cst.Del:
             found |= _roots(current.target)  # type: ignore[attr-defined]

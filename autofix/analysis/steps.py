@@ -1204,6 +1204,9 @@ class _TraceWalker(_GraphWalker):
     def _walk_branch(self, body: Sequence[cst.CSTNode], env: "_Env", disabled: bool) -> None:
         start = len(self.events)
         statement, index = self._branch[-1]
+        # What the statement binds may be bound on the way into any of its branches (an
+        # ``except ... as e`` handler, a ``case`` pattern, a walrus in a test): a new version.
+        self._rebind(self._bound_by.get(statement, set()))
         arms = self._arms.get(statement)
         facts = arms[index] if arms is not None and index < len(arms) else ()
         self._facts.append(facts)
