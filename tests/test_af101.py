@@ -827,3 +827,141 @@ def test_the_environment_knows_every_dotted_extension_of_a_name(operations):
             env = _Env(env)
         for prefix in ("self", "self.x", "opt", "x", "x.y"):
             assert sorted(env.extensions(prefix)) == sorted(k for k in env if k.startswith(prefix + "."))
+
+
+
+# ---------------------------------------------------------------- tests and their negations
+
+
+def _guarded(setup: str, first: str, between: str, second: str) -> str:
+    return f"""
+    def step(x, y=None):
+        h = model(x)
+        {setup}
+        if {first}:
+            h.sum().backward()
+        {between}
+        if {second}:
+            h.mean().backward()
+    """
+
+
+@pytest.mark.parametrize(
+    "body, reported",
+    [
+        pytest.param(_guarded("per = x is not None and y is None", "per", "pass", "not per"), False, id="flag, not flag"),
+        pytest.param(_guarded("pass", "y is not None", "print(y)", "y is None"), False, id="is not None, is None"),
+        pytest.param(_guarded("mode = 'sum' if y is None else 'mean'", "mode == 'sum'", "pass", "mode != 'sum'"), False, id="==, !="),
+        pytest.param(_guarded("per = y is None", "per and x is not None", "pass", "not per"), False, id="each part of an and"),
+        pytest.param(
+            """
+            def step(x, y=None):
+                h = model(x)
+                per = y is None
+                if per or x is None:
+                    pass
+                else:
+                    h.sum().backward()
+                if per:
+                    h.mean().backward()
+            """,
+            False,
+            id="no part of an or, in its else",
+        ),
+        pytest.param(_guarded("per = y is None", "per", "per = not per", "not per"), True, id="the flag rebound between"),
+        pytest.param(_guarded("pass", "y", "pass", "not y"), True, id="a parameter's truth: its value may be mutable"),
+        pytest.param(_guarded("items = []", "not items", "alias = items; alias.append(1)", "items"), True, id="a list filled through an alias"),
+        pytest.param(_guarded("pass", "model.flag", "model.reset()", "not model.flag"), True, id="an attribute: a call may change it"),
+        pytest.param(
+            _guarded("per = True\n        def off():\n            nonlocal per\n            per = False", "per", "off()", "not per"),
+            True,
+            id="a name a nested function rebinds",
+        ),
+        pytest.param(
+            """
+            def step(x):
+                h = model(x)
+                for i in range(2):
+                    first = i == 0
+                    if first:
+                        h.sum().backward()
+                    if not first:
+                        h.mean().backward()
+            """,
+            True,
+            id="tests in a loop that binds the name",
+        ),
+        pytest.param(
+            """
+            class Learner:
+                def part(self, h, first):
+                    first = first is True
+                    if first:
+                        h.sum().backward()
+                    if not first:
+                        h.mean().backward()
+
+                def step(self, x):
+                    h = self.model(x)
+                    for first in (True, False):
+                        self.part(h, first)
+            """,
+            True,
+            id="a method called in a loop",
+        ),
+    ],
+)
+def test_backward_calls_under_a_test_and_its_negation(body, reported):
+    # Two arms whose tests contradict each other never both run, while the names tested keep
+    # their values: bound once to a bool, number, string or None (truth, ==) or never rebound (is).
+    result = run(body)[1]
+    assert bool(result.findings) == reported
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(
+            """
+            def step(x):
+                h = model(x)
+                e = None
+                try:
+                    if e is None:
+                        h.sum().backward()
+                    int("x")
+                except ValueError as e:
+                    if e is not None:
+                        h.mean().backward()
+            """,
+            id="a handler binds the name after the body tested it",
+        ),
+        pytest.param(
+            """
+            def step(x, f):
+                h = model(x)
+                n = 0
+                if n:
+                    pass
+                elif (n := f()):
+                    if n:
+                        h.sum().backward()
+                    h.mean().backward()
+            """,
+            id="a walrus in an elif test",
+        ),
+    ],
+)
+def test_no_contradiction_between_tests_of_two_bindings(source):
+    # The facts of the two calls' arms do not contradict: each test read another binding.
+    import libcst as cst
+
+    from autofix.analysis.steps import step_traces
+    from autofix.context import RuleContext
+
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    context = RuleContext(cst.MetadataWrapper(module, unsafe_skip_copy=True), "t.py", source)
+    [trace] = [t for t in step_traces(context) if isinstance(t.entry, cst.FunctionDef)]
+    first, second = trace.backward_events()
+    assert not any((atom, not sign) in second.facts for atom, sign in first.facts)

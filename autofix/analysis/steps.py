@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Seq
 
 import libcst as cst
 
+from autofix.analysis.conditions import Literal, arm_literals, bound_names, declared_names, immutable_value
 from autofix.analysis.dataflow import bind_arguments, module_facts
 from autofix.analysis.index import module_index
 from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
@@ -1008,11 +1009,17 @@ class TraceEvent:
     terminal: Tuple[Tuple[int, int], ...] = ()
     #: the last graph origin made before it (origins are numbered in the order the walk makes them)
     mark: int = 0
+    #: what the tests of the ``if`` arms it sits in say (:mod:`autofix.analysis.conditions`)
+    facts: FrozenSet[Literal] = frozenset()
 
     def exclusive(self, later: "TraceEvent") -> bool:
-        """The two never run in one pass: other branches of one ``if``, or ``later`` after a ``return``."""
+        """The two never run in one pass: other branches of one ``if``, ``later`` after a
+        ``return``, or arms whose tests contradict each other while the names they test hold the
+        same values (``if flag:`` … ``if not flag:``)."""
         mine = dict(self.branch)
         if any(key in mine and mine[key] != index for key, index in later.branch):
+            return True
+        if any((atom, not sign) in later.facts for atom, sign in self.facts):
             return True
         return any(tag not in later.branch for tag in self.terminal)
 
@@ -1079,6 +1086,26 @@ class _TraceWalker(_GraphWalker):
         self._functions: List[cst.CSTNode] = [entry]
         self._owner = method_owner(context, entry)
         self._bindings: List[Tuple[cst.FunctionDef, cst.Call, Dict[str, _Value]]] = []
+        # Path conditions (:mod:`autofix.analysis.conditions`). A frame is one run of a function:
+        # the entry is 0, each inlined ``self.m()`` call a new one (its locals are its own).
+        self._frames = itertools.count(1)
+        self._frame = 0
+        #: frames entered inside a loop: another round runs them with other values
+        self._looped_frames: Set[int] = set()
+        #: (frame, name) → how many bindings of it the walk has met
+        self._versions: Dict[Tuple[int, str], int] = {}
+        #: (frame, name, version) bound to a bool, number, string or None
+        self._immutable: Set[Tuple[int, str, int]] = set()
+        #: (frame, names bound anywhere inside) of each loop being walked
+        self._loops: List[Tuple[int, Set[str]]] = []
+        #: ``if`` statement → the literals each of its arms holds
+        self._arms: Dict[int, List[Tuple[Literal, ...]]] = {}
+        #: the literals of each ``if`` arm being walked
+        self._facts: List[Tuple[Literal, ...]] = []
+        self._declared = context.fact("conditions.declared", lambda: declared_names(context.module))
+        self._shadowed = context.fact("conditions.bound", lambda: frozenset(bound_names(context.module)))
+        #: id of a statement → the names it binds (shared by every trace of the module)
+        self._bound_by: Dict[int, Set[str]] = context.fact("conditions.bound_by", dict)
 
     def trace(self) -> StepTrace:
         self._holders = set()  # nested defs are traces of their own
@@ -1091,7 +1118,82 @@ class _TraceWalker(_GraphWalker):
         # `with pytest.raises(...)`: a test expecting the failure, not a training step.
         if isinstance(stmt, cst.With) and any(_catches(item.item) for item in stmt.items):
             return
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            super()._walk_stmt(stmt, env, disabled)
+            if isinstance(stmt, cst.BaseSmallStatement):
+                self._rebind(self._bound(stmt))
+            return
+        # Whatever a compound statement binds (a `for` target, an `except ... as` name, a walrus
+        # in a test) may be rebound on entry and is taken as rebound on exit.
+        bound = self._bound(stmt)
+        self._rebind(bound)
+        looped = isinstance(stmt, (cst.For, cst.While))
+        if looped:
+            self._loops.append((self._frame, bound))
+        if isinstance(stmt, cst.If):
+            self._arms[id(stmt)] = self._if_arms(stmt)
         super()._walk_stmt(stmt, env, disabled)
+        if looped:
+            self._loops.pop()
+        self._rebind(bound)
+
+    def _if_arms(self, stmt: cst.If) -> List[Tuple[Literal, ...]]:
+        tests: List[cst.BaseExpression] = []
+        node = stmt
+        while True:
+            tests.append(node.test)
+            if not isinstance(node.orelse, cst.If):
+                break
+            node = node.orelse
+        return arm_literals(tests, isinstance(node.orelse, cst.Else), self._operand)
+
+    def _operand(self, node: cst.BaseExpression, immutable: bool) -> Optional[Tuple[int, str, int]]:
+        """A name tested here, keyed by what binding of it the test reads; None where another
+        test of it may read another value (a name bound in a loop being walked, a local of a method
+        called in a loop, a name some function declares ``global``/``nonlocal``) or, when
+        ``immutable``, where a mutation through another name could change the answer."""
+        if not isinstance(node, cst.Name):
+            return None
+        name = node.value
+        if name in self._declared or self._frame in self._looped_frames:
+            return None
+        if any(frame == self._frame and name in bound for frame, bound in self._loops):
+            return None
+        version = self._versions.get((self._frame, name), 0)
+        if immutable and (self._frame, name, version) not in self._immutable:
+            return None
+        return (self._frame, name, version)
+
+    def _bound(self, stmt: cst.CSTNode) -> Set[str]:
+        found = self._bound_by.get(id(stmt))
+        if found is None:
+            found = self._bound_by[id(stmt)] = bound_names(stmt)
+        return found
+
+    def _rebind(self, names: Set[str]) -> None:
+        for name in names:
+            key = (self._frame, name)
+            self._versions[key] = self._versions.get(key, 0) + 1
+
+    def _immutable_targets(self, small: cst.BaseSmallStatement) -> List[str]:
+        """Names that ``small`` binds to a bool, number, string or None (``flag = x is not None``)."""
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            targets = [small.target]
+        else:
+            return []
+        value = small.value
+        if value is None or not all(isinstance(t, cst.Name) for t in targets):
+            return []
+        frame = self._frame
+
+        def known(name: str) -> bool:
+            return (frame, name, self._versions.get((frame, name), 0)) in self._immutable
+
+        if not immutable_value(value, known, self._shadowed):
+            return []
+        return [t.value for t in targets if isinstance(t, cst.Name)]
 
     def _iterated(self, iterable: cst.BaseExpression, env: "_Env", disabled: bool) -> _Value:
         # Across a whole training step, iterating a data loader is data, not a
@@ -1101,7 +1203,15 @@ class _TraceWalker(_GraphWalker):
 
     def _walk_branch(self, body: Sequence[cst.CSTNode], env: "_Env", disabled: bool) -> None:
         start = len(self.events)
+        statement, index = self._branch[-1]
+        # What the statement binds may be bound on the way into any of its branches (an
+        # ``except ... as e`` handler, a ``case`` pattern, a walrus in a test): a new version.
+        self._rebind(self._bound_by.get(statement, set()))
+        arms = self._arms.get(statement)
+        facts = arms[index] if arms is not None and index < len(arms) else ()
+        self._facts.append(facts)
         super()._walk_branch(body, env, disabled)
+        self._facts.pop()
         last = body[-1] if body else None
         if isinstance(last, cst.SimpleStatementLine) and any(isinstance(s, (cst.Return, cst.Raise, cst.Continue)) for s in last.body):
             tag = self._branch[-1]
@@ -1110,6 +1220,13 @@ class _TraceWalker(_GraphWalker):
                 event.terminal = event.terminal + (tag,)
 
     def _walk_small(self, small: cst.BaseSmallStatement, env: "_Env", disabled: bool) -> None:
+        immutable = self._immutable_targets(small)  # of the values before the binding
+        self._walk_small_events(small, env, disabled)
+        self._rebind(self._bound(small))
+        for name in immutable:
+            self._immutable.add((self._frame, name, self._versions.get((self._frame, name), 0)))
+
+    def _walk_small_events(self, small: cst.BaseSmallStatement, env: "_Env", disabled: bool) -> None:
         target = self._inlined(small)
         if target is not None:
             method, call = target
@@ -1146,7 +1263,8 @@ class _TraceWalker(_GraphWalker):
             self._event("backward", call, small, origins)
 
     def _event(self, kind: str, call: Optional[cst.Call], small: cst.CSTNode, origins: Origins = _EMPTY, target: str = "") -> None:
-        self.events.append(TraceEvent(kind, call, small, self._scope, origins, target, tuple(self._branch), mark=self._last_origin))
+        facts = frozenset(literal for arm in self._facts for literal in arm)
+        self.events.append(TraceEvent(kind, call, small, self._scope, origins, target, tuple(self._branch), mark=self._last_origin, facts=facts))
 
     def _inlined(self, small: cst.BaseSmallStatement) -> Optional[Tuple[cst.FunctionDef, cst.Call]]:
         # Every method of the class, eventful or not: `self.forward()` sets the
@@ -1177,10 +1295,14 @@ class _TraceWalker(_GraphWalker):
         self._returns.append([])
         self._functions.append(method)
         outer_scope, self._scope = self._scope, method
+        outer_frame, self._frame = self._frame, next(self._frames)
+        if self._loops or outer_frame in self._looped_frames:
+            self._looped_frames.add(self._frame)
         aliases, self._row_alias = self._row_alias, {}  # the caller's loop targets are not the callee's names
         off = disabled or any(disables_grad(self.context, d.decorator) for d in method.decorators)
         self._walk_body(_block_body(method.body), inner, off)
         self._scope, self._row_alias = outer_scope, aliases
+        self._frame = outer_frame
         returned = self._returns.pop()
         self._inlining.pop()
         for key in env.extensions("self"):

@@ -160,6 +160,18 @@ class DoubleBackward(Rule):
     by a factory) whose every definition in the project computes its result
     under `torch.no_grad()` hands on its arguments' graphs only.
 
+    Nor two backward calls in arms whose tests contradict each other, so that
+    no call runs both: `if per_group:` (each loss inside a loop) and `if not
+    per_group:` (their sum after it), `x is None` / `x is not None`, `==` / `!=`
+    of the same operands, each part of an `and` in its arm and of an `or` in
+    the arms after it. Only while the tested names provably hold the same
+    values at both tests: plain names (an attribute may change in any call
+    between), not rebound between the tests, not bound in a loop around either
+    test (nor locals of a method called in a loop), not declared `global` or
+    `nonlocal` anywhere in the file; truth, `==` and `in` only of names bound
+    here to a bool, number, string or None (`per = masks is not None and w is
+    not None`), since a list or a tensor can change through another name.
+
     ## Fix safety
     Merging into one backward of the sum is safe: the gradients are the sum of
     the separate contributions, as before (up to floating-point rounding order).
