@@ -723,3 +723,21 @@ def test_a_leaf_written_in_a_forward_is_excused_only_by_no_grad(tmp_path, files,
         (tmp_path / name).write_text(text)
     result = fix_source(home.read_bytes(), str(home), Options(select=("AF103",)))
     assert [f.line for f in result.findings] == ([11] if reported else [])
+
+
+@pytest.mark.parametrize("train, reported", [
+    pytest.param("", False, id="only the package's own inference branch"),
+    pytest.param("from pkg.boxes import Clip\n\n\ndef step(x):\n    clip = Clip()\n    clip(x, 8.0).sum().backward()\n", True,
+                 id="a script above the package trains through it"),
+])
+def test_uses_are_searched_from_the_folder_the_package_is_imported_from(tmp_path, train, reported):
+    # No project marker: the root found for pkg/boxes.py is pkg/ itself, but its users sit above it.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    home = tmp_path / "pkg" / "boxes.py"
+    home.write_text(_CLIP)
+    (tmp_path / "pkg" / "detector.py").write_text(_DETECTOR.replace("from boxes", "from pkg.boxes"))
+    if train:
+        (tmp_path / "train.py").write_text(train)
+    result = fix_source(home.read_bytes(), str(home), Options(select=("AF103",)))
+    assert [f.line for f in result.findings] == ([15] if reported else [])

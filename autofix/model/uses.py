@@ -30,6 +30,7 @@ that is merely reached from one (``postprocess(..., clip, ...)`` called under
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 import threading
@@ -56,8 +57,10 @@ _MAX_ENTRIES = 50000
 _lock = threading.Lock()
 #: search root → its Python files (None: too large)
 _FILES: Dict[str, Optional[Tuple[Path, ...]]] = {}
-#: (path, text) → its parse, for the few files that spell a searched name
-_TREES: Dict[Tuple[str, bytes], Optional[ast.Module]] = {}
+#: (path, sha1 of its text) → its parse, for the few files that spell a searched name
+_TREES: Dict[Tuple[str, str], Optional[ast.Module]] = {}
+#: how many parses are kept (a language server runs for hours)
+_MAX_TREES = 64
 
 
 def clear_uses() -> None:
@@ -98,7 +101,7 @@ def _python_files(root: Path) -> Optional[Tuple[Path, ...]]:
 
 
 def _parse(path: Path, data: bytes) -> Optional[ast.Module]:
-    key = (str(path), data)
+    key = (str(path), hashlib.sha1(data).hexdigest())
     with _lock:
         if key in _TREES:
             return _TREES[key]
@@ -106,6 +109,8 @@ def _parse(path: Path, data: bytes) -> Optional[ast.Module]:
 
     tree = parse_python(data)
     with _lock:
+        if len(_TREES) >= _MAX_TREES:
+            _TREES.clear()
         _TREES[key] = tree
     return tree
 
@@ -118,15 +123,14 @@ def instances_called_without_grad(model: ModuleModel, cls: ast.ClassDef, home: a
     project, path = model.project, model.path
     if project is None or path is None or cls not in home.body:
         return None
-    root = _search_root(project, path)
-    files = _python_files(root)
-    if files is None:
-        return None
     name = cls.name
-    spelled = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
     levels = _Mentions(home, name, cls).levels()
     if levels is None:
+        return None  # the home file alone says no: no other file is read
+    files = _python_files(_search_root(project, path))
+    if files is None:
         return None
+    spelled = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
     for file in files:
         if file == path:
             continue
