@@ -584,3 +584,160 @@ def test_a_block_writing_its_argument_through_an_alias_is_followed_without_crash
     result = _run(src)
     assert result.error is None
     assert [(f.code, f.line) for f in result.findings] == [("AF103", 24)]
+
+
+# --------------------------------------------------------------------------- how the project uses a module class
+
+_CLIP = """\
+import torch
+import torch.nn as nn
+
+__all__ = ["Clip"]
+
+
+class Clip(nn.Module):
+    \"\"\"Clip keeps boxes inside the frame.\"\"\"
+
+    def __init__(self):
+        super(Clip, self).__init__()
+
+    def forward(self, boxes, size):
+        boxes[:, 0] = torch.clamp(boxes[:, 0], min=0)
+        boxes[:, 1] = torch.clamp(boxes[:, 1], max=size)
+        return boxes
+"""
+
+_CLIP_LEAF = """\
+import torch
+import torch.nn as nn
+
+
+class Clip(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(1))
+
+    def forward(self, boxes, size):
+        self.scale.clamp_(max=size)
+        return boxes * self.scale
+"""
+
+_DETECTOR = """\
+import torch.nn as nn
+from boxes import Clip
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.clip = Clip()
+
+    def forward(self, x):
+        boxes = self.fc(x)
+        if self.training:
+            return boxes.sum()
+        else:
+            return self.clip(boxes, 8.0)
+"""
+
+_NO_GRAD_USES = """\
+import torch
+import boxes
+
+clip = boxes.Clip()
+
+
+def preview(x):
+    with torch.no_grad():
+        return clip(x, 8.0)
+
+
+@torch.inference_mode()
+def preview_again(x):
+    return clip(x, 8.0)
+"""
+
+_USES = [
+    pytest.param({"detector.py": _DETECTOR}, False, id="called only in the inference branch of if self.training"),
+    pytest.param({"preview.py": _NO_GRAD_USES}, False, id="a module-level instance called only under no_grad"),
+    pytest.param({}, True, id="no use in the project"),
+    pytest.param(
+        {"detector.py": _DETECTOR, "train.py": "from boxes import Clip\n\n\ndef step(x):\n    Clip()(x, 8.0).sum().backward()\n"},
+        True,
+        id="also called where it is built, with grad",
+    ),
+    pytest.param(
+        {"detector.py": _DETECTOR, "train.py": "from boxes import Clip\n\n\ndef step(x):\n    clip = Clip()\n    clip(x, 8.0).sum().backward()\n"},
+        True,
+        id="also called in a training step",
+    ),
+    pytest.param(
+        {"preview.py": _NO_GRAD_USES, "post.py": "import torch\nfrom boxes import Clip\n\n\ndef run(x, post):\n    clip = Clip()\n    with torch.no_grad():\n        return post(x, clip)\n"},
+        True,
+        id="an instance passed on (what the callee does is not followed)",
+    ),
+    pytest.param(
+        {"preview.py": _NO_GRAD_USES, "net.py": "import torch.nn as nn\nfrom boxes import Clip\n\nnet = nn.Sequential(nn.Linear(4, 2), Clip())\n"},
+        True,
+        id="an instance built into a Sequential",
+    ),
+    pytest.param(
+        {"preview.py": _NO_GRAD_USES, "sub.py": "from boxes import Clip\n\n\nclass Wider(Clip):\n    pass\n"},
+        True,
+        id="a subclass",
+    ),
+    pytest.param(
+        {"preview.py": "import torch\nfrom boxes import Clip as C\n\n\ndef run(x):\n    clip = C()\n    with torch.no_grad():\n        return clip(x, 8.0)\n"},
+        True,
+        id="imported under another name",
+    ),
+    pytest.param(
+        {"detector.py": _DETECTOR, "registry.py": "BLOCKS = {'clip': 'Clip'}\n"},
+        True,
+        id="a registry spelling the name",
+    ),
+]
+
+
+@pytest.mark.parametrize("files, reported", _USES)
+def test_a_forward_whose_every_use_makes_no_backward_is_silent(tmp_path, files, reported):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    home = tmp_path / "boxes.py"
+    home.write_text(_CLIP)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = fix_source(home.read_bytes(), str(home), Options(select=("AF103",)))
+    assert [f.line for f in result.findings] == ([15] if reported else [])
+
+
+@pytest.mark.parametrize("files, reported", [
+    pytest.param({"detector.py": _DETECTOR}, True, id="the inference branch may run in grad mode: a leaf write raises at once"),
+    pytest.param({"preview.py": _NO_GRAD_USES}, False, id="under no_grad a leaf may be written"),
+])
+def test_a_leaf_written_in_a_forward_is_excused_only_by_no_grad(tmp_path, files, reported):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    home = tmp_path / "boxes.py"
+    home.write_text(_CLIP_LEAF)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = fix_source(home.read_bytes(), str(home), Options(select=("AF103",)))
+    assert [f.line for f in result.findings] == ([11] if reported else [])
+
+
+@pytest.mark.parametrize("train, reported", [
+    pytest.param("", False, id="only the package's own inference branch"),
+    pytest.param("from pkg.boxes import Clip\n\n\ndef step(x):\n    clip = Clip()\n    clip(x, 8.0).sum().backward()\n", True,
+                 id="a script above the package trains through it"),
+])
+def test_uses_are_searched_from_the_folder_the_package_is_imported_from(tmp_path, train, reported):
+    # No project marker: the root found for pkg/boxes.py is pkg/ itself, but its users sit above it.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    home = tmp_path / "pkg" / "boxes.py"
+    home.write_text(_CLIP)
+    (tmp_path / "pkg" / "detector.py").write_text(_DETECTOR.replace("from boxes", "from pkg.boxes"))
+    if train:
+        (tmp_path / "train.py").write_text(train)
+    result = fix_source(home.read_bytes(), str(home), Options(select=("AF103",)))
+    assert [f.line for f in result.findings] == ([15] if reported else [])

@@ -61,6 +61,7 @@ from autofix.model.vocabulary import (
 )
 from autofix.model.returned import stored_names, tests_training
 from autofix.model.summaries import constructed_names, dotted, function_header, is_true, keyword_value
+from autofix.model.uses import NO_GRAD, instances_called_without_grad
 
 #: ``nn`` modules with weights: they save their input whether or not it requires grad.
 PARAMETRIC_MODULES = frozenset(
@@ -100,6 +101,8 @@ FunctionAst = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 ScopeNode = Union[FunctionAst, ast.Module]
 #: Reasons of a write that only the caller observes: autograd itself does not object.
 CALLER_REASONS = frozenset({"argument", "argument-view"})
+#: What autograd objects to: nothing of it when grad mode is off.
+AUTOGRAD_REASONS = frozenset({"leaf", "saved", "view", "multi-view"})
 #: Names of every call ``_inplace_ops`` can take for an in-place write (methods and functions).
 _INPLACE_CALL_NAMES = (
     frozenset(INPLACE_METHODS)
@@ -150,6 +153,9 @@ class InplaceEvent:
     masked_fill: bool = False
     #: Autograd has no objection here: only the caller sees its tensor change (AF107, not AF103).
     caller_only: bool = False
+    #: Only a backward through the write raises (it changed a tensor autograd saved, or a view of
+    #: one); a write to a leaf, or to a view ``chunk`` returned, raises at once in grad mode.
+    backward: bool = False
 
     @property
     def line(self) -> int:
@@ -528,9 +534,35 @@ class _Analysis:
                 # walking it, and the helpers it passes grad to write nothing either.
                 continue
             walker = _Walker(self, scope)
-            events.extend(walker.walk())
+            found = walker.walk()
+            if any(not e.caller_only for e in found) and self._forward_of_class(scope):
+                found = self._without_unreached(found, scope)
+            events.extend(found)
             self.grad_callees.update(walker.grad_callees)
         return events
+
+    def _forward_of_class(self, scope: _Scope) -> bool:
+        """A module's own ``forward`` (a class of the module's top level, walked as a root)."""
+        return (
+            not scope.by_call
+            and scope.cls is not None
+            and isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and scope.node.name == "forward"
+        )
+
+    def _without_unreached(self, events: List[InplaceEvent], scope: _Scope) -> List[InplaceEvent]:
+        """The events of a module's ``forward`` that some use of the module in its project can
+        make matter (:func:`autofix.model.uses.instances_called_without_grad`): none of autograd's
+        objections when every instance is called under ``torch.no_grad()``; none that only a later
+        backward raises (what autograd saved) when some are called in an inference branch, where
+        grad mode may be on but nothing back-propagates. Asked only of a forward with events."""
+        assert scope.cls is not None
+        used = instances_called_without_grad(self.model, scope.cls, self.tree)
+        if used is None:
+            return events
+        if used == NO_GRAD:
+            return [e for e in events if e.caller_only or e.reason not in AUTOGRAD_REASONS]
+        return [e for e in events if e.caller_only or not e.backward]
 
     def _may_write(self, scope: _Scope) -> bool:
         """Does the scope's own code, or a helper it calls (transitively), spell an in-place write?"""
@@ -1252,6 +1284,7 @@ class _Walker:
             return
         reason, detail, base = judged
         caller_only = reason in CALLER_REASONS
+        backward = reason == "saved" or (reason == "view" and base is not None and base.kind != "leaf")
         if caller_only and form == "call" and isinstance(op, ast.Call) and self._module_forward(op) is not None:
             return  # a forward's write to its argument is reported in that forward
 
@@ -1271,7 +1304,7 @@ class _Walker:
             or self._has_views(binding)
             or (self.is_module and target in self.a.m.names_in_functions())
         )
-        self._emit(index, unit, op, form, target, reason, detail, visible, aliases_read)
+        self._emit(index, unit, op, form, target, reason, detail, visible, aliases_read, backward)
 
     def _autograd_reason(
         self, index: int, op: ast.AST, target: str, binding: _Binding
@@ -1327,6 +1360,7 @@ class _Walker:
         detail: str,
         visible: bool,
         aliases_read: Tuple[str, ...] = (),
+        backward: bool = False,
     ) -> None:
         key = (id(op), reason in CALLER_REASONS)
         if key in self.emitted:
@@ -1345,6 +1379,7 @@ class _Walker:
                 read_after=self._read_after(index, target),
                 aliases_read=tuple(aliases_read),
                 masked_fill=form == "setitem" and self._masked_fill(op, target),
+                backward=backward,
             )
         )
 

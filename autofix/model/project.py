@@ -181,6 +181,12 @@ class Project:
         finally:
             self._recorders.remove(consulted)
 
+    def consult(self, path: Union[str, Path]) -> None:
+        """Say that the answer being computed read ``path`` (see :meth:`recording`)."""
+        key = str(Path(path).resolve())
+        for consulted in self._recorders:
+            consulted.add(key)
+
     def bytes_of(self, path: Union[str, Path]) -> Optional[bytes]:
         """The text of a project file as the model reads it (an open buffer's, else the disk's)."""
         key = str(Path(path).resolve())

@@ -308,6 +308,21 @@ class InplaceAutograd(InplaceRule):
     keepdim=True))`) is reported even where the project's own loop only ever
     passes it data; the out-of-place fix is right either way.
 
+    What the project does with the module is read, though, when every use of
+    it can be seen. A post-processing module (`class ClipBoxes(nn.Module)`
+    whose forward writes `boxes[:, :, 0] = torch.clamp(boxes[:, :, 0],
+    min=0)`) that the project's files only build as `clip = ClipBoxes()` or
+    `self.clip = ClipBoxes()` and call under `torch.no_grad()` /
+    `torch.inference_mode()` (or in a function decorated with them) gets no
+    finding of autograd's kind in its forward; called in the inference branch
+    of `if self.training:` as well, it loses only the findings a backward
+    would raise (a leaf written there still raises in grad mode). Any other
+    mention of the class's name in the project's Python files (a subclass, an
+    instance passed to a function or put in an `nn.Sequential`, an alias, a
+    registry string, a call with grad) keeps the finding, as does a class no
+    file uses. Only calls made directly in such a context count: a function
+    merely reached from one is not followed.
+
     A forward that writes to a tensor its caller passed in, where nothing
     shows that autograd saved it, is AF107 (`inplace-argument`, off by default).
 
