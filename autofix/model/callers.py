@@ -41,6 +41,8 @@ _lock = threading.Lock()
 #: project root → (simple name → files whose class headers or ``from … import`` lines name it);
 #: None: too large. Base names are keyed as they are, imported names with a ``from:`` prefix.
 _INDEXES: Dict[str, Optional[Dict[str, Set[Path]]]] = {}
+#: search root → its Python files (None: too large)
+_FILES: Dict[str, Optional[Tuple[Path, ...]]] = {}
 
 
 @dataclass(frozen=True)
@@ -57,43 +59,53 @@ class LoopedCaller:
     path: str
 
 
+def python_files(root: Path) -> Optional[Tuple[Path, ...]]:
+    """The Python files under ``root`` (hidden, virtual-environment and build folders left out),
+    listed once per process; None for a root too large to search (the answer stays unknown)."""
+    key = str(root)
+    with _lock:
+        if key in _FILES:
+            return _FILES[key]
+    found: List[Path] = []
+    entries = 0
+    answer: Optional[Tuple[Path, ...]] = None
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        entries += len(files) + len(dirs)
+        if entries > _MAX_ENTRIES:
+            break
+        found.extend(Path(folder, name) for name in files if name.endswith(".py"))
+        if len(found) > _MAX_FILES:
+            break
+    else:
+        answer = tuple(found)
+    with _lock:
+        _FILES[key] = answer
+    return answer
+
+
 def _index(project: Project) -> Optional[Dict[str, Set[Path]]]:
     key = str(project.root)
     with _lock:
         if key in _INDEXES:
             return _INDEXES[key]
-    found: Dict[str, Set[Path]] = {}
-    count = 0
-    entries = 0
-    answer: Optional[Dict[str, Set[Path]]] = found
-    for folder, dirs, files in os.walk(project.root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
-        entries += len(files) + len(dirs)
-        if entries > _MAX_ENTRIES:
-            answer = None
-            break
-        for name in files:
-            if not name.endswith(".py"):
-                continue
-            count += 1
-            if count > _MAX_FILES:
-                answer = None
-                break
-            path = Path(folder, name)
+    files = python_files(project.root)
+    answer: Optional[Dict[str, Set[Path]]] = None
+    if files is not None:
+        answer = {}
+        for path in files:
             data = project.bytes_of(path)
             if data is None:
                 continue
             for header in _CLASS_HEADER.finditer(data):
                 for base in _NAME.findall(header.group(1)):
                     simple = base.rsplit(b".", 1)[-1].decode("ascii", "replace")
-                    found.setdefault(simple, set()).add(path.resolve())
+                    answer.setdefault(simple, set()).add(path.resolve())
             for line in _FROM_IMPORT.finditer(data):
                 for part in line.group(1).split(b","):
                     words = part.split()
                     if words:
-                        found.setdefault("from:" + words[0].decode("ascii", "replace"), set()).add(path.resolve())
-        if answer is None:
-            break
+                        answer.setdefault("from:" + words[0].decode("ascii", "replace"), set()).add(path.resolve())
     with _lock:
         _INDEXES[key] = answer
     return answer
@@ -103,6 +115,7 @@ def clear_index() -> None:
     """Forget the class-header indexes (tests; a language server after files were added)."""
     with _lock:
         _INDEXES.clear()
+        _FILES.clear()
 
 
 def _same(a: ClassSummary, b: ClassSummary) -> bool:

@@ -10,6 +10,7 @@ text changed.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -403,8 +404,8 @@ class ModuleModel:
         if self.project is None or self.path is None:
             return None
         head, _, rest = qualified.partition(".")
-        sibling = Path(self.path).resolve().parent / f"{head}.py"
-        if not rest or not sibling.is_file() or sibling == Path(self.path).resolve():
+        sibling = _sibling_file(str(self.path), head) if rest else None
+        if sibling is None:
             return None
         module = self.project.summary_of_file(sibling)
         return self._local(module, rest) if module is not None else None
@@ -1399,6 +1400,15 @@ class ModuleModel:
 
 #: ``torch.nn`` classes that run the forward of whatever module they were handed
 _MODULE_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _sibling_file(path: str, head: str) -> Optional[Path]:
+    """``<head>.py`` beside the file ``path`` (not the file itself), if there is one; asked for
+    names that resolved to nothing, often the same few (``torch``, ``np``) from the same file."""
+    here = Path(path).resolve()
+    sibling = here.parent / f"{head}.py"
+    return sibling if sibling != here and sibling.is_file() else None
 
 
 def _plain_param(callee: FunctionSummary, position: Union[int, str]) -> Optional[str]:

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import os
 import re
 import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from autofix.model.callers import clear_index, python_files
 from autofix.model.project import ModuleModel, Project
 from autofix.model.returned import tests_training
 from autofix.model.summaries import dotted
@@ -48,15 +48,7 @@ NO_GRAD = "no_grad"
 #: grad mode may be on there, but nothing back-propagates through it
 INFERENCE = "inference"
 
-#: folders never read as part of the project
-_SKIP_DIRS = frozenset({"site-packages", "node_modules", "__pycache__", "build", "dist", "venv", "env"})
-#: a larger project is not searched: the answer stays unknown
-_MAX_FILES = 4000
-_MAX_ENTRIES = 50000
-
 _lock = threading.Lock()
-#: search root → its Python files (None: too large)
-_FILES: Dict[str, Optional[Tuple[Path, ...]]] = {}
 #: (path, sha1 of its text) → its parse, for the few files that spell a searched name
 _TREES: Dict[Tuple[str, str], Optional[ast.Module]] = {}
 #: how many parses are kept (a language server runs for hours)
@@ -65,8 +57,8 @@ _MAX_TREES = 64
 
 def clear_uses() -> None:
     """Forget the file lists and parses (tests)."""
+    clear_index()
     with _lock:
-        _FILES.clear()
         _TREES.clear()
 
 
@@ -75,29 +67,6 @@ def _search_root(project: Project, path: Path) -> Path:
     (a repository with no marker: the root found is the package folder, its users sit above it)."""
     importable = project.module_name(path)[1].resolve()
     return importable if importable in project.root.parents else project.root
-
-
-def _python_files(root: Path) -> Optional[Tuple[Path, ...]]:
-    key = str(root)
-    with _lock:
-        if key in _FILES:
-            return _FILES[key]
-    found: List[Path] = []
-    entries = 0
-    answer: Optional[Tuple[Path, ...]] = None
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
-        entries += len(files) + len(dirs)
-        if entries > _MAX_ENTRIES:
-            break
-        found.extend(Path(folder, name) for name in files if name.endswith(".py"))
-        if len(found) > _MAX_FILES:
-            break
-    else:
-        answer = tuple(found)
-    with _lock:
-        _FILES[key] = answer
-    return answer
 
 
 def _parse(path: Path, data: bytes) -> Optional[ast.Module]:
@@ -127,7 +96,7 @@ def instances_called_without_grad(model: ModuleModel, cls: ast.ClassDef, home: a
     levels = _Mentions(home, name, cls).levels()
     if levels is None:
         return None  # the home file alone says no: no other file is read
-    files = _python_files(_search_root(project, path))
+    files = python_files(_search_root(project, path))
     if files is None:
         return None
     spelled = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
