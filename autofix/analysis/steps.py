@@ -913,7 +913,12 @@ class _GraphWalker:
                 # ``tqdm.tqdm(loader)``, ``tv.datasets.ImageFolder(root)``: a library's function or class
                 # wraps or builds; it runs no forward pass of this project's modules.
                 return _library_value(receiver | args, arg_values)
-            if method in PASS_METHODS or receiver:
+            module_receiver = isinstance(func.value, cst.Name) and self._is_module(func.value.value)
+            if method in PASS_METHODS or (receiver and not module_receiver):
+                # A method of a value holding a graph hands that graph on (``h.sum()``). Not a
+                # method of a module (``net_d.forward(x)``, ``net.score(x)`` on a name used as a
+                # module, as ``net_d.parameters()``): whatever call built the module, the call
+                # runs a forward pass of its own, below.
                 free = self._graphless_elements(func) if method not in PASS_METHODS else None
                 if free is not None:
                     # ``next_state, reward, done = env.step(action)`` where ``step`` returns

@@ -141,6 +141,10 @@ class DoubleBackward(Rule):
     graph; a factory that returns a constructed object runs no forward pass,
     nor does constructing an object of a project class, whatever its spelling
     (`init = uniform_initializer(0.01)` handed to two modules' constructors).
+    A method called on a name used as a module (`critic.forward(x)`, where
+    `critic.parameters()` is spelled somewhere) runs a forward pass of its own,
+    whatever call built the module (`critic = build_critic(6)`, a factory the
+    model cannot see into): two such calls are two graphs.
 
     Not reported: separate forward passes (gradient accumulation), GAN steps
     whose discriminator loss uses `fake.detach()` or that call a `step()` in
