@@ -315,3 +315,52 @@ def test_module_outputs_of_blocks_in_another_file_and_of_stacks_built_in_a_loop(
     assert model.module_output(net, "relu") == "the output of `self.relu` (relu)"
     assert model.module_output(net, "head") == "the output of `self.head` (an `nn.Sequential` ending in `softmax`)"
     assert model.module_output(net, "tower") == f"the output of `self.tower` (an `nn.Sequential` whose last layer returns {tanh})"
+
+
+_STEP = """\
+import torch
+import torch.nn.functional as F
+
+
+def step(target, eng):
+    x = torch.randn(4, 5, requires_grad=True)
+    ce = F.cross_entropy(x, target)
+    p = F.softmax(x, dim=1)
+{body}
+    ce.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the loss backward() runs on is built from the tensor
+        "    loss = torch.log(p).sum()\n    p.mul_(2)\n    loss.backward()",
+        # ... under a name the tensor had before (``s`` is rebound before the write)
+        "    s = p\n    y = s.log()\n    g = s\n    s = None\n    g.mul_(2)\n    y.sum().backward()",
+        # ... through a list
+        "    out = []\n    out.append(p.log())\n    p.mul_(2)\n    torch.stack(out).sum().backward()",
+        # ... by torch.autograd.grad
+        "    y = p.log().sum()\n    p.mul_(2)\n    torch.autograd.grad(y, x)",
+        # a project's helper may back-propagate through what it is given
+        "    y = p.log().sum()\n    p.mul_(2)\n    eng.step(y)",
+        # returned: the caller may back-propagate through it
+        "    y = p.log()\n    p.mul_(2)\n    yield y",
+        # kept on an argument
+        "    eng.kept = p.log()\n    p.mul_(2)",
+    ],
+)
+def test_training_step_write_reaching_a_backward_is_reported(body):
+    assert [e[3] for e in events_of(_STEP.format(body=body))] == ["saved"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # only ``ce`` (of ``x``) is back-propagated: nothing reaches softmax
+        "    y = p.log()\n    print(y.sum().item())\n    p.mul_(2)\n    assert torch.allclose(p, x.grad)",
+        "    p[range(4), target] -= 1\n    p /= 4",
+    ],
+)
+def test_training_step_write_no_backward_reaches_is_silent(body):
+    assert events_of(_STEP.format(body=body)) == []

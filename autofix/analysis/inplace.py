@@ -40,7 +40,9 @@ from autofix.model.inplace_ops import (
 from autofix.model.nodes import nodes_of
 from autofix.model.project import ModuleModel
 from autofix.model.vocabulary import (
+    ACCUMULATING_METHODS,
     BACKWARD_CALLS,
+    DIFFERENTIATING_CALLS,
     FACTORIES,
     FRESH_METHODS,
     GRAD_DISABLING_CONTEXTS,
@@ -111,6 +113,14 @@ _INPLACE_CALL_NAMES = (
     | frozenset(FUNCTIONAL_INPLACE_PARAMETER)
 )
 _BUILTINS = frozenset(dir(builtins))
+#: Calls that back-propagate through what they are given (besides ``backward``).
+_DIFFERENTIATING = DIFFERENTIATING_CALLS | {"hessian", "vjp", "jvp", "hvp", "vhp"}
+#: Builtins that change what they are given or run code.
+_CHANGING_BUILTINS = frozenset({"setattr", "delattr", "exec", "eval", "vars", "globals", "locals", "__import__"})
+
+
+def _call_name(func: ast.expr) -> Optional[str]:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 #: ``torch.nn`` modules that hold other modules, which may be the project's
 _CONTAINER_MODULES = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -469,6 +479,7 @@ class _Analysis:
         self.trainable_parameters: Set[str] = set()
         #: the module sets ``requires_grad`` somewhere (freezing): which parameters require grad is unknown
         self._sets_requires_grad: Optional[bool] = None
+        self._library_names: Optional[FrozenSet[str]] = None
         self.class_names: Set[str] = set()
         self.mutating: Dict[int, Dict[str, int]] = {}
         #: helpers called somewhere with an argument that requires grad (a loss on model outputs)
@@ -651,6 +662,19 @@ class _Analysis:
         return name.rsplit(".", 1)[-1] not in _CONTAINER_MODULES and any(
             q.startswith("torch.nn.") for q in self.m.qualified_names(call.func)
         )
+
+    def library_names(self) -> FrozenSet[str]:
+        """Names the module binds to a module (``import torch.nn as nn``) or to something of a usual
+        library (``from torch.nn import functional as F``): calling them changes none of the names in a scope."""
+        if self._library_names is None:
+            found: Set[str] = set()
+            for stmt in self.tree.body:
+                if isinstance(stmt, ast.Import):
+                    found.update(a.asname or a.name.split(".", 1)[0] for a in stmt.names)
+                elif isinstance(stmt, ast.ImportFrom) and not stmt.level and (stmt.module or "").split(".", 1)[0] in LIBRARIES:
+                    found.update(a.asname or a.name for a in stmt.names)
+            self._library_names = frozenset(found)
+        return self._library_names
 
     def library_layer(self, key: Optional[str]) -> bool:
         """``Class.self.<attr>`` is bound, in this class, only to ``torch.nn`` layers: calling it runs
@@ -862,6 +886,11 @@ class _Walker:
         self.loops: Dict[int, int] = {}
         #: (op node, caller_only) already reported: a loop body is walked twice
         self.emitted: Set[Tuple[int, bool]] = set()
+        #: binding ident -> every name it was bound to so far (``s = softmax(x); g = s``: both)
+        self.ident_names: Dict[int, Set[str]] = {}
+        #: name -> the names whose value may depend on it, and the names that leave the step; built
+        #: on first need (:meth:`_dataflow`); None inside: the walk cannot follow the scope
+        self._flow: Optional[Tuple[Optional[Dict[str, Set[str]]], Set[str]]] = None
 
     def _key(self, spelled: Optional[str]) -> Optional[str]:
         if spelled is not None and spelled.startswith("self.") and self.scope.cls is not None:
@@ -971,6 +1000,8 @@ class _Walker:
         node = unit.node
         if isinstance(node, (ast.For, ast.AsyncFor)):
             self._bind_for(node)
+            for name in stored_names(node.target) if self.backward_units else ():
+                self.ident_names.setdefault(self.state[name].ident, set()).add(name)
             return
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -1001,6 +1032,11 @@ class _Walker:
             self._record_saves(node)  # what was saved matters to the findings only
         self._record_escapes(node)
         self._bind(node)
+        if self.backward_units and not self.records_writes:  # only a training step asks (``_reaches_backward``)
+            for name in _stores(node) | {e.target.id for e in self.a.local(node) if isinstance(e, ast.NamedExpr) and isinstance(e.target, ast.Name)}:
+                bound = self.state.get(name)
+                if bound is not None:
+                    self.ident_names.setdefault(bound.ident, set()).add(name)
         for binding in self.state.values():
             if binding.saved is None and binding.output_of is None:
                 binding.saved_at = None
@@ -1030,6 +1066,126 @@ class _Walker:
         ``loss.backward()`` build graphs nobody back-propagates.
         """
         return not self.backward_units or self.backward_units[-1] > index
+
+    def _reaches_backward(self, binding: _Binding, base: Optional[_Binding]) -> bool:
+        """May a backward() run through the graph built from the tensor ``binding`` (or its base)?
+
+        Asked in a training step (the scope calls backward) of a write only a backward through
+        the op that saved the tensor objects to: that op consumed the tensor or produced it, so its
+        output depends on the tensor's value, and a backward reaches it only if its loss does too.
+        Names are followed through the scope, flow-insensitively: an assignment makes its targets
+        depend on every name in the statement; a call may make its receiver and arguments depend on
+        every name it is given. True as soon as a dependent name is read by a backward() statement,
+        returned or yielded, is a parameter (``self`` too) or a name not bound in the scope (global,
+        closure), or when the scope holds a nested function or class (closures are not followed).
+        """
+        users, leaves = self._dataflow()
+        if users is None:
+            return True
+        idents = {binding.ident}
+        for other in (binding.view_of, base.ident if base is not None else None):
+            if other is not None:
+                idents.add(other)
+        start = {name for name, b in self.state.items() if b.ident in idents or b.view_of in idents}
+        for ident in idents:
+            start |= self.ident_names.get(ident, set())
+        seen = set(start)
+        stack = list(start)
+        while stack:
+            name = stack.pop()
+            if name in leaves:
+                return True
+            for user in users.get(name, ()):
+                if user not in seen:
+                    seen.add(user)
+                    stack.append(user)
+        return False
+
+    def _dataflow(self) -> Tuple[Optional[Dict[str, Set[str]]], Set[str]]:
+        """(name -> the names that may depend on it, the names through which a value leaves the step
+        or reaches a backward()); (None, …) where the scope cannot be followed."""
+        if self._flow is not None:
+            return self._flow
+        node = self.scope.node
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in ast.walk(node) if n is not node):
+            self._flow = (None, set())
+            return self._flow
+        units: List[Tuple[ast.AST, List[str], List[ast.AST]]] = []
+        local: Set[str] = set()
+        for unit in self.units:
+            current = unit.node
+            parts: List[ast.AST]
+            if isinstance(current, (ast.For, ast.AsyncFor)):
+                parts = [current.iter, current.target]
+                bound = stored_names(current.target)
+            elif isinstance(current, (ast.With, ast.AsyncWith)):
+                parts = [p for item in current.items for p in (item.context_expr, item.optional_vars) if p is not None]
+                bound = [n for item in current.items if item.optional_vars is not None for n in stored_names(item.optional_vars)]
+            else:
+                parts = [current]
+                bound = []
+            inner = [n for part in parts for n in ast.walk(part)]
+            local.update(n.id for n in inner if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+            units.append((current, bound, inner))
+        users: Dict[str, Set[str]] = {}
+        leaves: Set[str] = set(self.skip_names)
+        if not isinstance(node, ast.Module):
+            leaves.update(a.arg for a in _all_params(node))
+        # Names no statement here changes: modules and library names, builtins not rebound here.
+        fixed = self.a.library_names() | (_BUILTINS - local)
+
+        def flow(sources: Set[str], targets: Iterable[str]) -> None:
+            for target in targets:
+                if target in fixed:
+                    continue
+                for source in sources:
+                    if source != target:
+                        users.setdefault(source, set()).add(target)
+
+        for index, (current, bound, inner) in enumerate(units):
+            names = {n.id for n in inner if isinstance(n, ast.Name)}
+            targets: List[str] = list(bound)
+            if isinstance(current, ast.Assign):
+                targets.extend(r for t in current.targets for r in _roots(t))
+            elif isinstance(current, (ast.AugAssign, ast.AnnAssign)):
+                targets.extend(_roots(current.target))
+            targets.extend(n.target.id for n in inner if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name))
+            flow(names, targets)
+            for call in inner:
+                if not isinstance(call, ast.Call):
+                    continue
+                # A call may change its receiver and arguments to hold anything it is given
+                # (``helper(buf, x)``, ``out.append(x)``), and a project's function or method may
+                # run backward() through what it is given (``engine.step(loss)``); a builtin
+                # (``print(x)``) does neither, a library's function (``torch.log(x)``) changes
+                # only its ``out=`` and, for a name ending in ``_``, its first argument.
+                func = call.func
+                arguments: List[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
+                changed = arguments
+                known = False
+                if isinstance(func, ast.Name) and func.id in fixed:
+                    known = func.id not in _CHANGING_BUILTINS
+                    changed = [] if known else arguments
+                elif isinstance(func, ast.Attribute):
+                    receiver = _roots(func)
+                    if receiver and set(receiver) <= fixed:
+                        known = True
+                        changed = [k.value for k in call.keywords if k.arg == "out"]
+                        if func.attr.endswith("_") and call.args:
+                            changed.append(call.args[0])
+                    known = known or func.attr in ACCUMULATING_METHODS
+                if not known:
+                    leaves.update(n.id for a in arguments for n in ast.walk(a) if isinstance(n, ast.Name))
+                elif _call_name(func) in _DIFFERENTIATING:
+                    leaves.update(names)  # ``torch.autograd.grad(penalty, x)``
+                given = _roots(func) + [n.id for a in changed for n in ast.walk(a) if isinstance(n, ast.Name)]
+                flow({n.id for n in ast.walk(call) if isinstance(n, ast.Name)}, given)
+            if index in self.backward_units or any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in inner):
+                leaves.update(names)
+        # A name never bound here is a global, a closure's or a builtin: what reaches it leaves the step.
+        leaves.update(n for targets in users.values() for n in targets if n not in local)
+        self._flow = (users, leaves)
+        return self._flow
 
     def _backward_in(self, node: ast.AST) -> bool:
         found = self.a._backward.get(id(node))
@@ -1290,6 +1446,8 @@ class _Walker:
 
         if (binding.ident, caller_only) in self.reported:
             return
+        if backward and self.backward_units and not self._reaches_backward(binding, base):
+            return  # a training step whose backward() calls never reach the graph built from the tensor
         if base is not None:
             self.reported.add((base.ident, caller_only))
         self.reported.add((binding.ident, caller_only))
@@ -1944,6 +2102,22 @@ def _basic_index(sub: ast.Subscript) -> bool:
             continue
         return False
     return True
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _roots(target: ast.AST) -> List[str]:
+    """The names an assignment target or a call's receiver changes: ``x`` of ``x``, ``x.a[i]``, ``(x, *y)``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
+        return _roots(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for element in target.elts for n in _roots(element)]
+    if isinstance(target, ast.Call):
+        return _roots(target.func)
+    return []
 
 
 def _stores(node: ast.AST) -> Set[str]:

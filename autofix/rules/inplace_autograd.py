@@ -292,7 +292,16 @@ class InplaceAutograd(InplaceRule):
       (the alias silently sees the new value).
 
     In a training step a saved value only matters while a later `backward()`
-    can still reach it: metrics computed after `loss.backward()` are left alone.
+    can still reach it: metrics computed after `loss.backward()` are left alone,
+    and so is a write whose tensor no backward of the step depends on (a
+    softmax edited into a hand-made gradient while only `F.cross_entropy(x, y)`
+    is back-propagated). The names are followed through the step's assignments
+    and calls, in any order: what reaches a `backward()`/`autograd.grad`
+    statement, a `return`/`yield`, a parameter (`self` too), a global, or the
+    arguments of a call the walk cannot see into (a project's function, which
+    may back-propagate) keeps the report; a step with a nested function or
+    class is not followed. A forward's outputs reach a backward elsewhere: it
+    is always reported.
     Nor does what an operation saved when only a graph-cutting use reads its
     result (`while x.norm().item() > 1: x /= 2`, a comparison, `float(...)`):
     that graph node is dropped at once. A value saved in one branch of an
