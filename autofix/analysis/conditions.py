@@ -20,7 +20,7 @@ from typing import Callable, FrozenSet, Hashable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from autofix.analysis.names import children
+from autofix.analysis.names import bound_roots as _roots, children
 
 #: (atom, sign): the atom is true (sign True) or false on this path
 Literal = Tuple[Hashable, bool]
@@ -175,16 +175,3 @@ def declared_names(module: cst.Module) -> FrozenSet[str]:
             found.update(item.name.value for item in current.names)
         stack.extend(children(current))
     return frozenset(found)
-
-
-def _roots(target: cst.CSTNode) -> Set[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out: Set[str] = set()
-        for element in target.elements:
-            out |= _roots(element.value)
-        return out
-    if isinstance(target, cst.StarredElement):
-        return _roots(target.value)
-    while isinstance(target, (cst.Attribute, cst.Subscript)):
-        target = target.value
-    return {target.value} if isinstance(target, cst.Name) else set()

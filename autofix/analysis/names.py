@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -122,3 +122,17 @@ def _is_node(value: object) -> bool:
     if known is None:
         known = _NODE_TYPES[kind] = isinstance(value, cst.CSTNode)
     return known
+
+
+def bound_roots(target: cst.CSTNode) -> Set[str]:
+    """The names a binding target rebinds or changes: ``a`` for ``a``, ``a.b``, ``a[i]``; each of a tuple's."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out: Set[str] = set()
+        for element in target.elements:
+            out |= bound_roots(element.value)
+        return out
+    if isinstance(target, cst.StarredElement):
+        return bound_roots(target.value)
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return {target.value} if isinstance(target, cst.Name) else set()

@@ -30,7 +30,7 @@ import libcst as cst
 from autofix.analysis.conditions import Literal, arm_literals, bound_names, declared_names, immutable_value
 from autofix.analysis.dataflow import bind_arguments, module_facts
 from autofix.analysis.index import module_index
-from autofix.analysis.names import children as _children, dotted_name, iter_calls, keyword, method_call
+from autofix.analysis.names import bound_roots as _roots, children as _children, dotted_name, iter_calls, keyword, method_call
 from autofix.analysis.training import (
     is_function_backward,
     BACKWARD_NAMES,
@@ -1893,14 +1893,3 @@ def assigned_names(node: cst.CSTNode) -> Set[str]:
     return found
 
 
-def _roots(target: cst.CSTNode) -> Set[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out: Set[str] = set()
-        for element in target.elements:
-            out |= _roots(element.value)
-        return out
-    if isinstance(target, cst.StarredElement):
-        return _roots(target.value)
-    while isinstance(target, (cst.Attribute, cst.Subscript)):
-        target = target.value
-    return {target.value} if isinstance(target, cst.Name) else set()
