@@ -57,6 +57,18 @@ class GraphAccumulation(Rule):
     iteration, and the inner loop's `backward()` went through each value added
     (discriminators updated one by one inside the generator's step), so the
     total holds one step's graphs, their saved tensors already freed.
+    Nor on a numpy array (`np.zeros(n)`, `np.empty_like(x)`, not `dtype=object`):
+    storing a loss into it by index stores a number; and a numpy function's
+    result (`np.mean(losses)`) is never a tensor, so no fix ever detaches it.
+    Nor on a list made for the call and written and read only at the index of
+    a `range` loop (`losses[k] = ...; losses[k].backward()`): no iteration
+    reads what an earlier one stored. Nor on `x.item() if c else x` where `x`
+    may be a Python number (bound to a number literal in the scope): the
+    author's test says which arm holds the tensor. The other parts of a tuple a
+    project method returns (`loss, rank, reg = model.pairwise_loss(u, i, n)`,
+    only `loss` back-propagated) carry the graph of the arguments they read
+    where gradients flow, and are reported when they are totalled, without a
+    fix (their kind is not proven).
     Nor when the iteration leaves the total detached (`k = k + d; k = k.detach()`),
     when the list is what `torch.autograd.grad` differentiates against (MAML's
     fast weights), or when the name is the step's own loss, rebound and
