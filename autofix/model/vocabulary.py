@@ -186,6 +186,8 @@ TORCH_CUT_FUNCTIONS: FrozenSet[str] = frozenset(
         # legacy typed constructors: ``torch.FloatTensor(n).fill_(1)`` is data
         "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
         "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+        # ``torch.autograd.Variable(x)`` (deprecated) is a new leaf with x's data and no history
+        "Variable",
     }
 )
 
