@@ -755,3 +755,22 @@ def test_each_late_zero_grad_is_reported_and_moves_only_itself():
     backward = fixed.index("loss.backward()")
     assert fixed.index("self.net.zero_grad()") < backward
     assert "zero_grad()" not in fixed[backward:]
+
+
+def test_the_wrapped_model_zeroed_before_the_step_is_still_reported():
+    src = """
+    import torch
+    class Trainer:
+        def __init__(self, net):
+            self.net = torch.nn.DataParallel(net)
+            self.opt = self.make_opt()
+        def make_opt(self):
+            return torch.optim.SGD(self.net.parameters(), lr=0.1)
+        def train_batch(self, x):
+            loss = self.net(x).sum()
+            loss.backward()
+            self.net.module.zero_grad()
+            self.opt.step()
+    """
+    result = _findings(src)
+    assert [f.line for f in result.findings] == [12]

@@ -282,7 +282,8 @@ class ZeroGradPlacement(Rule):
                 if name:
                     models.add(name)
             self._models = models
-        parts = target.split(".")
+        # `model.module` of a DataParallel/DDP wrapper is the whole model, not a part of it.
+        parts = [part for part in target.split(".") if part != "module"]
         return any(".".join(parts[:n]) in self._models for n in range(1, len(parts)))
 
     def _has_backward(self, line: Line) -> bool:
