@@ -65,7 +65,10 @@ class ZeroGradPlacement(Rule):
     `step()` it belongs to, and reports:
 
     - `zero_grad()` after `backward()` and before `step()`: the step sees zero
-      gradients and the model never learns;
+      gradients and the model never learns. A part of the stepped model zeroed
+      there (`self.model.encoder.zero_grad()` while the optimizer steps all of
+      `self.model`'s parameters) is a freeze of that part on purpose and is not
+      reported;
     - gradient accumulation (`step()` under `if (i + 1) % accum_steps == 0:`)
       with `zero_grad()` on every micro-batch: only the last micro-batch's
       gradients reach the step;
