@@ -675,3 +675,102 @@ def test_hand_over_in_a_step_method_zeroed_by_its_loop_too_has_no_fix():
     [finding] = result.findings
     assert "another `self.model.zero_grad()` in this file" in finding.message
     assert finding.fix is None
+
+
+# ------------------------------------------------------------------- a part of the model zeroed on purpose
+
+def _findings(src: str):
+    result = fix_source(textwrap.dedent(src), "t.py", Options(select=("AF104",)))
+    assert result.error is None, result.error
+    return result
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param(
+            """
+            import torch
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt = self.make_opt()
+                def make_opt(self):
+                    return torch.optim.SGD(self.net.parameters(), lr=0.1)
+                def train_batch(self, x):
+                    self.opt.zero_grad()
+                    loss = self.net(x).sum()
+                    loss.backward()
+                    self.net.encoder.zero_grad()
+                    self.opt.step()
+            """,
+            id="optimizer built elsewhere, a submodule of the called model zeroed",
+        ),
+        pytest.param(
+            """
+            import torch
+            net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+            net.body = net[0]
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for x in data:
+                opt.zero_grad()
+                net(x).sum().backward()
+                net.body.zero_grad()
+                for p in net.body.parameters():
+                    p.grad = None
+                opt.step()
+            """,
+            id="optimizer over the whole model, a part of it zeroed",
+        ),
+    ],
+)
+def test_a_part_of_the_stepped_model_zeroed_before_the_step_is_a_freeze(src):
+    result = _findings(src)
+    assert result.findings == ()
+    assert result.fixed is None or result.fixed.decode() == textwrap.dedent(src)
+
+
+def test_each_late_zero_grad_is_reported_and_moves_only_itself():
+    src = """
+    import torch
+    class Trainer:
+        def __init__(self, net):
+            self.net = net
+            self.opt = self.make_opt()
+        def make_opt(self):
+            return torch.optim.SGD(self.net.parameters(), lr=0.1)
+        def train_batch(self, x):
+            loss = self.net(x).sum()
+            loss.backward()
+            self.net.zero_grad()
+            self.opt.zero_grad()
+            self.opt.step()
+    """
+    result = _findings(src)
+    lines = sorted(f.line for f in result.findings)
+    assert lines == [12, 13]
+    # Both fixes insert before the backward pass: one pass moves the first, the next pass finds
+    # the gradients already zeroed before the backward and removes the second.
+    fixed = result.fixed.decode()
+    backward = fixed.index("loss.backward()")
+    assert fixed.index("self.net.zero_grad()") < backward
+    assert "zero_grad()" not in fixed[backward:]
+
+
+def test_the_wrapped_model_zeroed_before_the_step_is_still_reported():
+    src = """
+    import torch
+    class Trainer:
+        def __init__(self, net):
+            self.net = torch.nn.DataParallel(net)
+            self.opt = self.make_opt()
+        def make_opt(self):
+            return torch.optim.SGD(self.net.parameters(), lr=0.1)
+        def train_batch(self, x):
+            loss = self.net(x).sum()
+            loss.backward()
+            self.net.module.zero_grad()
+            self.opt.step()
+    """
+    result = _findings(src)
+    assert [f.line for f in result.findings] == [12]

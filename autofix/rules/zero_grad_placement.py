@@ -65,7 +65,10 @@ class ZeroGradPlacement(Rule):
     `step()` it belongs to, and reports:
 
     - `zero_grad()` after `backward()` and before `step()`: the step sees zero
-      gradients and the model never learns;
+      gradients and the model never learns. A part of the stepped model zeroed
+      there (`self.model.encoder.zero_grad()` while the optimizer steps all of
+      `self.model`'s parameters) is a freeze of that part on purpose and is not
+      reported;
     - gradient accumulation (`step()` under `if (i + 1) % accum_steps == 0:`)
       with `zero_grad()` on every micro-batch: only the last micro-batch's
       gradients reach the step;
@@ -185,6 +188,7 @@ class ZeroGradPlacement(Rule):
             return
         self.facts = optimizer_facts(self.context)
         self._zeroes: Optional[Set[str]] = None
+        self._models: Optional[Set[str]] = None
         self._reported: Set[Tuple[int, str]] = set()
         framework = framework_step_functions(self.context)
         for scope in scopes(self.context.module):
@@ -261,9 +265,29 @@ class ZeroGradPlacement(Rule):
             return True
         sources = self.facts.param_sources.get(optimizer)
         if sources:
+            # `self.model.sub.zero_grad()` while the optimizer steps `self.model.parameters()`
+            # is not in `sources`: a freeze of that part, not a misplaced reset.
             return zero.target in sources
-        # Unknown parameters: a model's zero_grad belongs to the only optimizer around.
-        return len(self._stepped) == 1 and not self.facts.is_optimizer(zero.target)
+        # Unknown parameters: a model's zero_grad belongs to the only optimizer around,
+        # unless it is a part of a model (`self.model.lang_model.zero_grad()` next to
+        # `self.model(x)`): zeroing one part between backward and step keeps it frozen.
+        return len(self._stepped) == 1 and not self.facts.is_optimizer(zero.target) and not self._is_model_part(zero.target)
+
+    def _is_model_part(self, target: str) -> bool:
+        """``target`` is an attribute of something the module uses as a whole model: called
+        (``self.model(x)``), asked for ``.parameters()``, or given to an optimizer."""
+        if self._models is None:
+            models: Set[str] = {name for sources in self.facts.param_sources.values() for name in sources}
+            for call in _nodes(self.context.module, cst.Call):
+                assert isinstance(call, cst.Call)
+                mc = method_call(call)
+                name = dotted_name(mc[0]) if mc is not None and mc[1] in ("parameters", "named_parameters") else dotted_name(call.func)
+                if name:
+                    models.add(name)
+            self._models = models
+        # `model.module` of a DataParallel/DDP wrapper is the whole model, not a part of it.
+        parts = [part for part in target.split(".") if part != "module"]
+        return any(".".join(parts[:n]) in self._models for n in range(1, len(parts)))
 
     def _has_backward(self, line: Line) -> bool:
         return any(is_backward_call(self.context, c) for c in iter_calls(line.node))
@@ -295,15 +319,19 @@ class ZeroGradPlacement(Rule):
         if any(_touches_grad(line.node) or self._has_backward(line) for line in segment[index + 1:]):
             return
         first_backward = segment[backward_at[0]]
-        edits: List[Edit] = [_remove(z.line) for _, z in late]
-        if not any(i < backward_at[0] for i, _ in zeroes):
-            edits.append(InsertBefore(first_backward.stmt, (_copy(zero.line),)))
-        zero_text = self._text(zero.line)
-        self.report(
-            zero.line.node,
-            f"`{zero_text}` runs after `backward()` and before `{self._text(step.line)}`: the step sees zero gradients; zero them before the backward pass",
-            fix=Fix.safe(f"Move `{zero_text}` before the backward pass", *edits),
-        )
+        zeroed_before = any(i < backward_at[0] for i, _ in zeroes)
+        # Each late zero_grad is its own finding, and its fix moves only that line: a fix never
+        # deletes a line it did not report.
+        for _, zero in late:
+            edits: List[Edit] = [_remove(zero.line)]
+            if not zeroed_before:
+                edits.append(InsertBefore(first_backward.stmt, (_copy(zero.line),)))
+            zero_text = self._text(zero.line)
+            self.report(
+                zero.line.node,
+                f"`{zero_text}` runs after `backward()` and before `{self._text(step.line)}`: the step sees zero gradients; zero them before the backward pass",
+                fix=Fix.safe(f"Move `{zero_text}` before the backward pass", *edits),
+            )
 
     # ------------------------------------------------------------------ gradient accumulation
 
