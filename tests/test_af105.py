@@ -746,3 +746,25 @@ def test_forward_stats_unpacked_in_nested_tuple_fixed_runs(item, reported, tmp_p
     script.write_text(fixed)
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_forward_stats_of_an_unresolved_model_get_no_fix(tmp_path):
+    """Fix safety: where the trainer's model is handed in (``Engine(model)``), what its ``forward``
+    returns is not known; the parts unpacked from it carry the graph of the call but are not
+    proven tensors, so no ``.detach()`` is offered on them (they are floats here)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    source = _FORWARD_STATS.format(item=".item()", kept="not any")
+    source = source.replace("def __init__(self):\n        self.model = Model()", "def __init__(self, model):\n        self.model = model")
+    source = source.replace("Engine().train_pass", "Engine(Model()).train_pass")
+    assert "self.model = model" in source
+    result = fix_source(source, "t.py", Options(select=("AF105",), fix=True))
+    assert result.error is None, result.error
+    fixed = result.fixed.decode()
+    assert ".detach()" not in fixed
+    script = tmp_path / "train.py"
+    script.write_text(fixed)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

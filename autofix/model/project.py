@@ -1256,7 +1256,7 @@ class ModuleModel:
             # A bare graph there is no fact about the element either: it is the kind of the whole
             # call (``losses, stats = self.model.forward(x)`` — a forward makes a graph), passed
             # to each part unpacked from it; what the callee returns in that position says more.
-            guessed = parts[index] == Shape(Kind.GRAPH)
+            guessed = parts[index].kind is Kind.GRAPH and not parts[index].parts
             if origin is None or parts[index].kind is not Kind.UNKNOWN and not guessed:
                 continue
             spelled, position, length = origin
