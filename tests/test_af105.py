@@ -663,3 +663,108 @@ def test_guarded_item(flat, reported):
     is; the bare arm is not proven to carry a graph. Where ``x`` is always a graph tensor it does."""
     _, result = run(_GUARDED_ITEM.format(flat=flat))
     assert bool(result.findings) is reported
+
+
+_FORWARD_STATS = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, inpts):
+        losses = []
+        total_entropy, total_max_prob = 0, 0
+        for x in inpts:
+            q_z = F.softmax(self.lin(x), dim=1)
+            losses.append(-q_z.log().mean())
+            total_entropy += -(q_z * q_z.log()).sum(){item}
+            total_max_prob += q_z.max(1, keepdim=True)[0].sum(){item}
+        stats = (total_entropy, total_max_prob)
+        return losses, stats
+
+
+class Engine:
+    def __init__(self):
+        self.model = Model()
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def _forward(self, batch):
+        losses, stats = self.model.forward(batch)
+        return losses, stats
+
+    def train_batch(self, batch):
+        losses, stats = self._forward(batch)
+        loss = 0
+        for l in losses:
+            loss += l
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return loss.item(), stats
+
+    def train_pass(self, trainset):
+        total_loss, total_entropy, total_max_prob = 0, 0, 0
+        for batch in trainset:
+            loss, (entropy, max_prob) = self.train_batch(batch)
+            total_loss += loss
+            total_entropy += entropy
+            total_max_prob += max_prob
+        return total_loss, total_entropy, total_max_prob
+
+
+trainset = [[torch.randn(2, 4) for _ in range(3)] for _ in range(4)]
+out = Engine().train_pass(trainset)
+assert {kept}(isinstance(v, torch.Tensor) for v in out[1:]), out
+assert getattr(out[1], "grad_fn", None) is None, out
+'''
+
+
+@pytest.mark.parametrize("item, reported", [(".item()", False), ("", True)])
+def test_forward_stats_unpacked_in_nested_tuple_fixed_runs(item, reported, tmp_path):
+    """Fix safety (end-to-end-negotiator's latent clustering engine): the statistics a model's
+    ``forward`` returns beside its losses, unpacked by the trainer in a nested tuple through two
+    methods of its own. As ``.item()`` numbers they hold no graph: no finding, and above all no
+    ``.detach()`` on a float. As tensors the epoch totals leak and are fixed. Either way the fixed
+    script runs, and the fixed entropy total keeps no graph."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    source = _FORWARD_STATS.format(item=item, kept="all" if reported else "not any")
+    result = fix_source(source, "t.py", Options(select=("AF105",), fix=True))
+    assert result.error is None, result.error
+    assert bool(result.findings) is reported
+    fixed = result.fixed.decode()
+    assert ("entropy.detach()" in fixed) is reported
+    assert "max_prob.detach()" not in fixed  # ``max(1, keepdim=True)`` may be a named tuple: no fix
+    script = tmp_path / "train.py"
+    script.write_text(fixed)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_forward_stats_of_an_unresolved_model_get_no_fix(tmp_path):
+    """Fix safety: where the trainer's model is handed in (``Engine(model)``), what its ``forward``
+    returns is not known; the parts unpacked from it carry the graph of the call but are not
+    proven tensors, so no ``.detach()`` is offered on them (they are floats here)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    source = _FORWARD_STATS.format(item=".item()", kept="not any")
+    source = source.replace("def __init__(self):\n        self.model = Model()", "def __init__(self, model):\n        self.model = model")
+    source = source.replace("Engine().train_pass", "Engine(Model()).train_pass")
+    assert "self.model = model" in source
+    result = fix_source(source, "t.py", Options(select=("AF105",), fix=True))
+    assert result.error is None, result.error
+    fixed = result.fixed.decode()
+    assert ".detach()" not in fixed
+    script = tmp_path / "train.py"
+    script.write_text(fixed)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -2250,7 +2250,8 @@ def shape_kinds(shapes: FrozenSet[Shape]) -> Kinds:
 def _shape_kind(shape: Shape) -> Kinds:
     kind = shape.kind
     if kind in (ModelKind.GRAPH, ModelKind.TENSOR):
-        return _TENSOR_KIND
+        # ``values`` on a graph: a part unpacked from what is known only to carry one (no tensor)
+        return _TENSOR_KIND if shape.values is None else UNKNOWN
     if kind is ModelKind.NUMBER:
         return _NUMBER_KIND
     if kind is ModelKind.NONE:

@@ -1253,7 +1253,11 @@ class ModuleModel:
             return shape
         parts = list(shape.parts)
         for index, origin in enumerate(origins):
-            if origin is None or parts[index].kind is not Kind.UNKNOWN:
+            # A bare graph there is no fact about the element either: it is the kind of the whole
+            # call (``losses, stats = self.model.forward(x)`` — a forward makes a graph), passed
+            # to each part unpacked from it; what the callee returns in that position says more.
+            guessed = parts[index].kind is Kind.GRAPH and not parts[index].parts
+            if origin is None or parts[index].kind is not Kind.UNKNOWN and not guessed:
                 continue
             spelled, position, length = origin
             callee = self._callee(function, spelled)
@@ -1263,7 +1267,7 @@ class ModuleModel:
             if any(s.kind not in (Kind.TUPLE, Kind.LIST, Kind.NONE) or s.kind is not Kind.NONE and not s.parts for s in returned):
                 continue  # it may return something of a length not known
             there = {s.parts[position] for s in returned if s.kind is not Kind.NONE and len(s.parts) == length}
-            if len(there) == 1:
+            if len(there) == 1 and not (guessed and next(iter(there)).kind is Kind.UNKNOWN):
                 parts[index] = there.pop()
         return Shape(shape.kind, tuple(parts), shape.values)
 

@@ -205,6 +205,10 @@ def _leaf(kind: Kind) -> Shape:
 
 _GRAPH_SHAPE = Shape(Kind.GRAPH)
 _UNKNOWN_SHAPE = Shape(Kind.UNKNOWN)
+#: a part unpacked from a value known only to carry a graph (``losses, stats = self.model.forward(x)``
+#: of a model the project cannot resolve): it may hold one, but what it is (a tensor, a list, a
+#: number) is not known; ``values`` tells it from the bare graph of a tensor
+UNPACKED_GRAPH_SHAPE = Shape(Kind.GRAPH, values=_UNKNOWN_SHAPE)
 _PYTHON_BUILTINS = frozenset(dir(builtins))
 #: methods that compute on the value they are called on and hold no parameters of their own
 _TENSOR_VALUE_METHODS = KEEP_METHODS | CUT_METHODS | NUMBER_METHODS
@@ -1756,6 +1760,8 @@ class _FunctionReader:
                 parts = shape.parts
             elif shape is not None and shape.kind in (Kind.TUPLE, Kind.LIST) and shape.values is not None:
                 parts = (shape.values,) * len(target.elts)
+            elif kind is Kind.GRAPH and (shape is None or shape == _GRAPH_SHAPE):
+                parts = (UNPACKED_GRAPH_SHAPE,) * len(target.elts)
             for element, part in zip(target.elts, parts):
                 inner = element.value if isinstance(element, ast.Starred) else element
                 self._bind(inner, taint, Kind.UNKNOWN if kind in (Kind.TUPLE, Kind.LIST) else kind, part)
