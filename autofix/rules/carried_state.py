@@ -726,7 +726,7 @@ class CarriedState(Rule):
             message = self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries")
             unknown = [n for n, k in zip(group, kinds) if k == "unknown"]
             stubs = [n for n in group if n in flow.stub_detached]
-            unbound = [n for n in group if not _bound_before(self.context.module, loop, anchor, n)]
+            unbound = [n for n in group if not _bound_before(self.context.module, loop, anchor, n, carried.first_read[n])]
             entering = [n for n in group if _enters_with_graph(flow, loop, n)]
             fix: Optional[Fix] = None
             if stubs:
@@ -737,7 +737,8 @@ class CarriedState(Rule):
                 # A name bound only on some ways before the loop (``if icm: ... else: r = zeros(1)``):
                 # a detach inserted where it may be unbound raises UnboundLocalError.
                 listed = ", ".join(f"`{n}`" for n in unbound)
-                message += f" (no fix: {listed} may not be bound yet where the iteration starts; "
+                what = "set" if all("." in n for n in unbound) else "bound"
+                message += f" (no fix: {listed} may not be {what} yet where the iteration starts; "
                 message += "detach it where it is assigned)"
             elif entering:
                 # The first iteration back-propagates into what made the value before the loop; a
@@ -1093,12 +1094,19 @@ def _rebinds(statement: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str) -> bool:
+def _bound_before(
+    module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str, read: Optional[cst.CSTNode] = None
+) -> bool:
     """``name`` is bound on every way to ``anchor`` (a top statement of ``loop``'s body): assigned by
     a plain statement before it in the body, or before the loop in a block the loop sits in, or a
-    parameter of the function holding the loop. Attributes (``self.h``) are taken as bound: they are
-    set by other methods (``__init__``)."""
-    if "." in name:
+    parameter of the function holding the loop. An attribute (``self.h``) is bound the same ways, or
+    when a plain statement of its class's ``__init__`` (or the class body) sets it; one set only in a
+    branch or by another method may be missing, and ``self.h = self.h.detach()`` would raise
+    AttributeError there. Or ``anchor`` itself reads it (``read``) on every way: the inserted read
+    raises nothing the original would not."""
+    if read is not None and isinstance(anchor, cst.BaseStatement) and _read_on_every_way(anchor, read):
+        return True
+    if "." in name and _set_in_init(module, loop, name):
         return True
     body = loops.block_statements(getattr(loop, "body", loop))
     for stmt in body:
@@ -1117,6 +1125,31 @@ def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, na
             if stmt is below:
                 break
             if name in _assigned_names(stmt):
+                return True
+    return False
+
+
+def _set_in_init(module: cst.Module, loop: cst.CSTNode, name: str) -> bool:
+    """``self.h`` (``self`` the first parameter of the method holding ``loop``) is set by a plain
+    statement of the body of its class's ``__init__``, or in the class body (``h = None``)."""
+    path = _path_to(module, loop)
+    methods = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
+    if not methods:
+        return False
+    index = methods[-1]
+    method = path[index]
+    assert isinstance(method, cst.FunctionDef)
+    owner = path[index - 2] if index >= 2 else None  # ``class C: <IndentedBlock> def m``
+    params = method.params.params
+    if not isinstance(owner, cst.ClassDef) or not params or not name.startswith(params[0].name.value + "."):
+        return False
+    attr = name[len(params[0].name.value) + 1:]
+    for stmt in loops.block_statements(owner.body):
+        if attr in _assigned_names(stmt):
+            return True
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__" and stmt.params.params:
+            me = stmt.params.params[0].name.value
+            if any(f"{me}.{attr}" in _assigned_names(s) for s in loops.block_statements(stmt.body)):
                 return True
     return False
 
