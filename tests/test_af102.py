@@ -990,3 +990,42 @@ def test_attribute_set_in_init_keeps_its_detach():
     )
     assert [f.fix is not None for f in result.findings] == [True], [f.message for f in result.findings]
     assert b"self.h = self.h.detach()" in result.fixed
+
+
+_GUARDED_READ = """
+class T:
+    def __init__(self):
+        self.enc = nn.Linear(4, 4)
+        self.crit = torch.nn.L1Loss()
+        self.k = 0
+        self.opt = torch.optim.SGD(self.enc.parameters(), lr=0.1)
+
+    def update(self, x, flag):
+        out = self.enc(x)
+        self.a = self.crit(out, x)
+        {setup}
+        if {test}:
+            {before}self.b = 0.5 * self.crit(out, x)
+        self.loss = self.a + (self.b if {read_test} else 0)
+        self.loss.backward()
+        self.opt.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "setup, test, before, read_test",
+    [
+        ("pass", "flag", "", "not flag"),  # read under another test
+        ("self.k += 1", "self.k > 1", "", "self.k > 1"),  # the test reads state the method changes
+        ("flag = not flag", "flag", "", "flag"),  # a name the method rebinds
+        ("pass", "flag", "print(self.b)\n            ", "flag"),  # read in the branch before it is set
+    ],
+)
+def test_read_not_surely_this_calls_value_still_reported(setup, test, before, read_test):
+    _, result = run(_GUARDED_READ.format(setup=setup, test=test, before=before, read_test=read_test))
+    assert any("`self.b`" in f.message for f in result.findings), [f.message for f in result.findings]
+
+
+def test_read_under_the_test_that_set_it_is_silent():
+    _, result = run(_GUARDED_READ.format(setup="pass", test="flag", before="", read_test="flag"))
+    assert not result.findings, [f.message for f in result.findings]
