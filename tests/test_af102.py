@@ -912,3 +912,120 @@ def test_entry_refreshed_by_a_fresh_forward_after_backward_is_not_carried_state(
         """
     )
     assert not any('store["pred"]' in f.message for f in result.findings), result.findings
+
+
+# --------------------------------------------------------------------------- sweep12: an attribute set on one way
+
+_OPTIONAL_ATTR_LOSS = '''\
+import sys
+
+import torch
+import torch.nn as nn
+
+
+class Distiller:
+    def __init__(self, every):
+        self.net = nn.Linear(4, 4)
+        self.style = nn.Linear(4, 2)
+        self.crit = torch.nn.L1Loss()
+        self.every = every
+        self.opt = torch.optim.SGD(list(self.net.parameters()) + list(self.style.parameters()), lr=0.1)
+
+    def backward_G(self, need_style):
+        fake = self.net(torch.randn(3, 4))
+        self.loss_x = fake.square().mean()
+        if need_style:
+            self.loss_s = 0.5 * self.crit(self.style(fake), torch.randn(3, 2))
+        self.loss = self.loss_x + (self.loss_s if need_style else 0)
+        self.loss.backward()
+
+    def optimize(self, step):
+        self.opt.zero_grad()
+        self.backward_G(step % self.every != 0)
+        self.opt.step()
+
+
+d = Distiller(int(sys.argv[1]))
+for step in range(1, 5):
+    d.optimize(step)
+print("ok")
+'''
+
+
+def test_attribute_set_on_one_way_gets_no_detach_that_could_raise(tmp_path):
+    """gan-compression base_munit_distiller: ``self.loss_s`` is set only when the flag is on. A
+    ``self.loss_s = self.loss_s.detach()`` before the ``if`` raises AttributeError on a first call
+    with the flag off, so whatever the rule reports, its fixed file runs under both flag values."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    result = fix_source(_OPTIONAL_ATTR_LOSS, "t.py", Options(select=("AF102",), unsafe_fixes=True))
+    assert result.error is None, result.error
+    assert b"self.loss_s.detach()" not in result.fixed
+    path = tmp_path / "distiller.py"
+    path.write_bytes(result.fixed)
+    for every in ("1", "2", "3"):  # 1: the flag is always off; 2, 3: the first step has it on
+        done = subprocess.run([sys.executable, str(path), every], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_attribute_set_in_init_keeps_its_detach():
+    _, result = run(
+        """
+        class Agent:
+            def __init__(self):
+                self.rnn = nn.GRUCell(4, 4)
+                self.h = torch.zeros(2, 4)
+                self.opt = torch.optim.SGD(self.rnn.parameters(), lr=0.1)
+
+            def step(self, x):
+                if x is not None:
+                    self.h = self.rnn(x, self.h)
+                loss = self.h.mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+        """
+    )
+    assert [f.fix is not None for f in result.findings] == [True], [f.message for f in result.findings]
+    assert b"self.h = self.h.detach()" in result.fixed
+
+
+_GUARDED_READ = """
+class T:
+    def __init__(self):
+        self.enc = nn.Linear(4, 4)
+        self.crit = torch.nn.L1Loss()
+        self.k = 0
+        self.opt = torch.optim.SGD(self.enc.parameters(), lr=0.1)
+
+    def update(self, x, flag):
+        out = self.enc(x)
+        self.a = self.crit(out, x)
+        {setup}
+        if {test}:
+            {before}self.b = 0.5 * self.crit(out, x)
+        self.loss = self.a + (self.b if {read_test} else 0)
+        self.loss.backward()
+        self.opt.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "setup, test, before, read_test",
+    [
+        ("pass", "flag", "", "not flag"),  # read under another test
+        ("self.k += 1", "self.k > 1", "", "self.k > 1"),  # the test reads state the method changes
+        ("flag = not flag", "flag", "", "flag"),  # a name the method rebinds
+        ("pass", "flag", "print(self.b)\n            ", "flag"),  # read in the branch before it is set
+    ],
+)
+def test_read_not_surely_this_calls_value_still_reported(setup, test, before, read_test):
+    _, result = run(_GUARDED_READ.format(setup=setup, test=test, before=before, read_test=read_test))
+    assert any("`self.b`" in f.message for f in result.findings), [f.message for f in result.findings]
+
+
+def test_read_under_the_test_that_set_it_is_silent():
+    _, result = run(_GUARDED_READ.format(setup="pass", test="flag", before="", read_test="flag"))
+    assert not result.findings, [f.message for f in result.findings]

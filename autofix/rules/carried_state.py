@@ -650,6 +650,9 @@ class CarriedState(Rule):
                 continue
             if _keeps_whole_graph(flow, loop):
                 continue
+            if isinstance(loop, cst.FunctionDef) and _read_only_where_just_set(self.context.module, loop, name):
+                # ``if flag: self.l = ...`` then ``(self.l if flag else 0)``: this call's value, not the last one's.
+                continue
             if _back_propagated_in(flow, loop, name):
                 # The loss itself: detaching it would cut the backward it is about to run.
                 continue
@@ -726,7 +729,7 @@ class CarriedState(Rule):
             message = self.MESSAGE.format(name=label, verb="carry" if len(group) > 1 else "carries")
             unknown = [n for n, k in zip(group, kinds) if k == "unknown"]
             stubs = [n for n in group if n in flow.stub_detached]
-            unbound = [n for n in group if not _bound_before(self.context.module, loop, anchor, n)]
+            unbound = [n for n in group if not _bound_before(self.context.module, loop, anchor, n, carried.first_read[n])]
             entering = [n for n in group if _enters_with_graph(flow, loop, n)]
             fix: Optional[Fix] = None
             if stubs:
@@ -737,7 +740,8 @@ class CarriedState(Rule):
                 # A name bound only on some ways before the loop (``if icm: ... else: r = zeros(1)``):
                 # a detach inserted where it may be unbound raises UnboundLocalError.
                 listed = ", ".join(f"`{n}`" for n in unbound)
-                message += f" (no fix: {listed} may not be bound yet where the iteration starts; "
+                what = "set" if all("." in n for n in unbound) else "bound"
+                message += f" (no fix: {listed} may not be {what} yet where the iteration starts; "
                 message += "detach it where it is assigned)"
             elif entering:
                 # The first iteration back-propagates into what made the value before the loop; a
@@ -1063,6 +1067,83 @@ def _rewritten_before_read_when_set(forward: cst.FunctionDef, name: str, first_r
     return not any(b is first_read or _encloses(b, first_read) for b in body[: index + 1])
 
 
+def _read_only_where_just_set(module: cst.Module, method: cst.FunctionDef, name: str) -> bool:
+    """A per-step method sets ``self.x`` only in one ``if T:`` of its body (no ``else``), by plain
+    assignments, and reads it only after that in the branch itself, or later under the same test ``T``
+    (``if T:`` bodies, ``a if T else b``'s first part). ``T`` calls nothing and reads only names and
+    attributes the method never assigns (``flag``, ``self.opt.flag``), so it answers the same both
+    times: every read sees the value this call just set. No other function of the file reads ``x``."""
+    params = method.params.params
+    if not params or not name.startswith(params[0].name.value + ".") or name.count(".") != 1:
+        return False
+    attr = name.split(".", 1)[1]
+    body = list(loops.block_statements(method.body))
+    assigned: Set[str] = set()
+    for node in loops.walk(method.body):
+        assigned |= _assigned_names(node)
+        if isinstance(node, (cst.For, cst.CompFor)):
+            assigned |= {b for b, _ in loops.target_names(node.target)}
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            assigned |= {b for b, _ in loops.target_names(node.asname.name)}
+        elif isinstance(node, cst.NamedExpr):
+            assigned |= {b for b, _ in loops.target_names(node.target)}
+        elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Del, cst.ExceptHandler)):
+            return False
+    guards = [stmt for stmt in body if any(name in _assigned_names(n) for n in loops.walk(stmt))]
+    if len(guards) != 1 or not isinstance(guards[0], cst.If) or guards[0].orelse is not None:
+        return False
+    guard = guards[0]
+    test = guard.test
+    if any(isinstance(n, (cst.Call, cst.NamedExpr, cst.Lambda, cst.CompFor, cst.Await, cst.Yield, cst.Subscript)) for n in loops.walk(test)):
+        return False
+    for read, _ in loops.iter_reads(test):
+        if read in assigned or any(read.startswith(a + ".") or a.startswith(read + ".") for a in assigned):
+            return False
+    spelled = module.code_for_node(test)
+    inner = list(loops.block_statements(guard.body))
+    setting = [i for i, stmt in enumerate(inner) if name in _assigned_names(stmt)]
+    for node in loops.walk(guard.body):
+        if name in _assigned_names(node) and not any(node is inner[i] or _encloses(inner[i], node) for i in setting):
+            return False  # set in a nested block or by ``+=``-style statements only
+    if not setting or any(not isinstance(inner[i], cst.SimpleStatementLine) for i in setting):
+        return False
+    for i in setting:
+        for small in inner[i].body:  # type: ignore[attr-defined]
+            if not isinstance(small, cst.Assign) and name in _assigned_names(small):
+                return False  # ``self.x += ...`` reads the last call's value
+    first = setting[0]
+    for node in loops.walk(method.body):
+        if not isinstance(node, cst.Attribute) or dotted_name(node) != name:
+            continue
+        path = _path_to(method, node)
+        if any(isinstance(n, (cst.Lambda, cst.FunctionDef, cst.ClassDef)) for n in path[1:]):
+            return False
+        parent = path[-2]
+        if isinstance(parent, cst.AssignTarget) and parent.target is node and any(
+            inner[i] is p for i in setting for p in path
+        ):
+            continue
+        if _encloses(guard, node):
+            if not any(_encloses(stmt, node) for stmt in inner[first + 1:]):
+                return False
+            continue
+        index = body.index(guard)
+        if not any(_encloses(stmt, node) for stmt in body[index + 1:]):
+            return False
+        if not any(
+            isinstance(above, (cst.If, cst.IfExp)) and module.code_for_node(above.test) == spelled
+            and (above.body is node or _encloses(above.body, node))
+            for above in path
+        ):
+            return False
+    for node in loops.walk(module):
+        if isinstance(node, cst.FunctionDef) and node is not method and any(
+            isinstance(n, cst.Attribute) and n.attr.value == attr for n in loops.walk(node)
+        ):
+            return False
+    return True
+
+
 def _assigned_names(node: cst.CSTNode) -> Set[str]:
     """Dotted names a statement assigns (``self.x = …``, ``a, self.y = …``, ``self.z += …``)."""
     if isinstance(node, cst.SimpleStatementLine):
@@ -1093,12 +1174,19 @@ def _rebinds(statement: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str) -> bool:
+def _bound_before(
+    module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, name: str, read: Optional[cst.CSTNode] = None
+) -> bool:
     """``name`` is bound on every way to ``anchor`` (a top statement of ``loop``'s body): assigned by
     a plain statement before it in the body, or before the loop in a block the loop sits in, or a
-    parameter of the function holding the loop. Attributes (``self.h``) are taken as bound: they are
-    set by other methods (``__init__``)."""
-    if "." in name:
+    parameter of the function holding the loop. An attribute (``self.h``) is bound the same ways, or
+    when a plain statement of its class's ``__init__`` (or the class body) sets it; one set only in a
+    branch or by another method may be missing, and ``self.h = self.h.detach()`` would raise
+    AttributeError there. Or ``anchor`` itself reads it (``read``) on every way: the inserted read
+    raises nothing the original would not."""
+    if read is not None and isinstance(anchor, cst.BaseStatement) and _read_on_every_way(anchor, read):
+        return True
+    if "." in name and _set_in_init(module, loop, name):
         return True
     body = loops.block_statements(getattr(loop, "body", loop))
     for stmt in body:
@@ -1117,6 +1205,31 @@ def _bound_before(module: cst.Module, loop: cst.CSTNode, anchor: cst.CSTNode, na
             if stmt is below:
                 break
             if name in _assigned_names(stmt):
+                return True
+    return False
+
+
+def _set_in_init(module: cst.Module, loop: cst.CSTNode, name: str) -> bool:
+    """``self.h`` (``self`` the first parameter of the method holding ``loop``) is set by a plain
+    statement of the body of its class's ``__init__``, or in the class body (``h = None``)."""
+    path = _path_to(module, loop)
+    methods = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
+    if not methods:
+        return False
+    index = methods[-1]
+    method = path[index]
+    assert isinstance(method, cst.FunctionDef)
+    owner = path[index - 2] if index >= 2 else None  # ``class C: <IndentedBlock> def m``
+    params = method.params.params
+    if not isinstance(owner, cst.ClassDef) or not params or not name.startswith(params[0].name.value + "."):
+        return False
+    attr = name[len(params[0].name.value) + 1:]
+    for stmt in loops.block_statements(owner.body):
+        if attr in _assigned_names(stmt):
+            return True
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__" and stmt.params.params:
+            me = stmt.params.params[0].name.value
+            if any(f"{me}.{attr}" in _assigned_names(s) for s in loops.block_statements(stmt.body)):
                 return True
     return False
 
