@@ -996,15 +996,8 @@ def _hands_on_reset(module: cst.Module, site: cst.CSTNode) -> Optional[str]:
     """The name of the method whose body holds the reset ``site`` when that method hands the
     reset on to its caller: a method of a class (not ``__init__``, which resets once, nor the
     per-call ``forward``/``training_step``), so the reset runs when its caller calls it."""
-    path = _path_to(module, site)
-    functions = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
-    if not functions:
-        return None
-    index = functions[-1]
-    method = path[index]
-    assert isinstance(method, cst.FunctionDef)
-    # ``class C: <IndentedBlock> def m``: the function sits directly in a class body.
-    if index < 2 or not isinstance(path[index - 2], cst.ClassDef):
+    method, owner = _enclosing_method(module, site)
+    if method is None or owner is None:
         return None
     name = method.name.value
     if name == "__init__" or name in STATEFUL_CALLS:
@@ -1023,6 +1016,23 @@ def _fresh_value(value: cst.BaseExpression) -> bool:
     if not last and isinstance(value.func, cst.Attribute):
         last = value.func.attr.value  # ``h.new_zeros(...)`` of an expression
     return last in FACTORIES or last == "detach" or (last in FRESH_METHODS and last != "clone")
+
+
+def _enclosing_method(
+    module: cst.Module, node: cst.CSTNode
+) -> Tuple[Optional[cst.FunctionDef], Optional[cst.ClassDef]]:
+    """The innermost function holding ``node``, and the class it sits directly in (None for a
+    function outside a class body, or no function at all)."""
+    path = _path_to(module, node)
+    functions = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
+    if not functions:
+        return None, None
+    index = functions[-1]
+    method = path[index]
+    assert isinstance(method, cst.FunctionDef)
+    # ``class C: <IndentedBlock> def m``: the function sits directly in a class body.
+    owner = path[index - 2] if index >= 2 else None
+    return method, owner if isinstance(owner, cst.ClassDef) else None
 
 
 def _path_to(root: cst.CSTNode, node: cst.CSTNode) -> List[cst.CSTNode]:
@@ -1212,16 +1222,11 @@ def _bound_before(
 def _set_in_init(module: cst.Module, loop: cst.CSTNode, name: str) -> bool:
     """``self.h`` (``self`` the first parameter of the method holding ``loop``) is set by a plain
     statement of the body of its class's ``__init__``, or in the class body (``h = None``)."""
-    path = _path_to(module, loop)
-    methods = [i for i, n in enumerate(path) if isinstance(n, cst.FunctionDef)]
-    if not methods:
+    method, owner = _enclosing_method(module, loop)
+    if method is None or owner is None:
         return False
-    index = methods[-1]
-    method = path[index]
-    assert isinstance(method, cst.FunctionDef)
-    owner = path[index - 2] if index >= 2 else None  # ``class C: <IndentedBlock> def m``
     params = method.params.params
-    if not isinstance(owner, cst.ClassDef) or not params or not name.startswith(params[0].name.value + "."):
+    if not params or not name.startswith(params[0].name.value + "."):
         return False
     attr = name[len(params[0].name.value) + 1:]
     for stmt in loops.block_statements(owner.body):
