@@ -25,6 +25,10 @@ number. The flag is *needless* only when all of these hold:
   carried from one iteration into the next; a carried graph is the
   *band-aid* shape, judged with AF102's carried-state facts
   (:mod:`autofix.analysis.dataflow`);
+* no attribute read into the component holds a graph made elsewhere: one
+  the file assigns a computed value, or a copy of a name holding a graph
+  (``self.fake = fake``), or one it never assigns (set by a base class in
+  another file);
 * no parameter of the function, other than data by name (``batch``, ``x``,
   ``target``…), is part of the component: the caller may back-propagate it.
 """
@@ -214,9 +218,14 @@ class _Analysis:
                 return Retained(call, flag, CARRIED, tensor, loop, names)
         graph_attributes = self.context.fact("retain.graph_attributes", lambda: _graph_attributes(self.context.module))
         graph_globals = self.context.fact("retain.graph_globals", lambda: _graph_globals(self.context.module))
+        assigned = self.context.fact("retain.assigned_attributes", lambda: _assigned_attributes(self.context.module))
         for name in component.foreign:
             # A graph kept on an object or in a global outlives this call: another one may walk it.
             if "." in name and name.rsplit(".", 1)[-1] in graph_attributes or name in graph_globals:
+                return verdict
+            parts = name.split(".")
+            if parts[0] in ("self", "cls") and len(parts) > 1 and (parts[1] in graph_attributes or parts[1] not in assigned):
+                # self.fake set by a base class in another file, or by whoever holds the object: unknown.
                 return verdict
         return Retained(call, flag, NEEDLESS, tensor)
 
@@ -673,36 +682,110 @@ def _graph_globals(module: cst.Module) -> Set[str]:
 def _graph_attributes(module: cst.Module) -> Set[str]:
     """Attribute names the module assigns something that may be a graph (``self.reg = model.penalty()``).
 
-    Configuration copied onto an object (``self.alpha = alpha``, a number) is not.
+    Data, numbers and leaves are not (``self.noise = torch.randn(n)``), nor
+    configuration copied onto an object: a copy of a constructor's argument
+    (``self.alpha = alpha`` in ``__init__``) or of a name that holds no graph
+    where it is copied. A copy of a name that holds one is: ``fake =
+    self.gen(x); self.fake = fake`` keeps the generator's graph on the object
+    for other methods to walk, whatever the copy's spelling (``self.a, self.b
+    = out.split(n)`` too). A copy of another attribute is a graph when that
+    one is.
     """
+    found: Set[str] = set()
+    #: attribute -> the attributes it is a plain copy of (``self.y = self.x.cuda()``)
+    copies: Dict[str, Set[str]] = {}
+    graph_globals = _graph_globals(module)
+    for scope in _all_scopes(module):
+        body = Body(scope)
+        init = isinstance(scope, cst.FunctionDef) and scope.name.value == "__init__"
+        local = body.locals_()
+        for targets, _, node in body.bindings:
+            attributes = [t.rsplit(".", 1)[-1] for t in targets if "." in t]
+            if not attributes or id(node) in body.no_grad or body.clean_binding(node):
+                continue
+            value = getattr(node, "value", None)
+            sources = _copied_names(value, local) if isinstance(node, cst.Assign) else None
+            if sources is None:
+                found.update(attributes)
+                continue
+            graph = False
+            for name in sources:
+                if "." in name:
+                    for attribute in attributes:
+                        copies.setdefault(attribute, set()).add(name.rsplit(".", 1)[-1])
+                elif name in local:
+                    graph = graph or not (body.clean_name(name) or (init and name in body.params))
+                else:
+                    graph = graph or name in graph_globals
+            if graph:
+                found.update(attributes)
+    changed = True
+    while changed:
+        changed = False
+        for attribute, sources in copies.items():
+            if attribute not in found and sources & found:
+                found.add(attribute)
+                changed = True
+    return found
+
+
+def _assigned_attributes(module: cst.Module) -> Set[str]:
+    """Attribute names the module binds anywhere (``self.x = ...``, ``for self.i in ...``, ``self.t += ...``)."""
     found: Set[str] = set()
     for node in loops.walk(module):
         if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            targets: List[cst.BaseExpression] = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
             targets = [node.target]
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
         else:
             continue
-        value = node.value
-        plain = value is not None and _plain_copy(value)
         for target in targets:
             for part in loops.target_parts(target):
-                if isinstance(part, cst.Attribute) and not plain:
+                if isinstance(part, cst.Attribute):
                     found.add(part.attr.value)
     return found
 
 
-def _plain_copy(value: cst.BaseExpression) -> bool:
-    """``value`` is data or another name's value, moved at most (``self.y = self.y.cuda()``, ``a, b = x, y``):
-    it makes no graph of its own."""
+def _all_scopes(module: cst.Module) -> Iterator[Scope]:
+    yield module
+    for node in loops.walk(module):
+        if isinstance(node, cst.FunctionDef):
+            yield node
+
+
+def _copied_names(value: Optional[cst.BaseExpression], local: Set[str]) -> Optional[Set[str]]:
+    """The names ``value`` is a plain copy of, moved at most (``self.y = self.y.cuda()``, ``a, b = x, y``,
+    ``h.split(n)``); None when it computes something (a call, arithmetic, a function of a module such as
+    ``torch.split(x, n)``, whose receiver is no local value)."""
+    if value is None:
+        return None
     if isinstance(value, (cst.Tuple, cst.List)):
-        return all(not isinstance(e, cst.StarredElement) and _plain_copy(e.value) for e in value.elements)
+        found: Set[str] = set()
+        for element in value.elements:
+            inner = None if isinstance(element, cst.StarredElement) else _copied_names(element.value, local)
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    moved = False
     while isinstance(value, cst.Call):
         mc = method_call(value)
         if mc is None or mc[1] not in _SAME_HISTORY_METHODS:
-            break
+            return None
         value = mc[0]
-    return _clean_value(value) or isinstance(value, (cst.Name, cst.Attribute))
+        moved = True
+    if _clean_value(value):
+        return set()
+    name = dotted_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    if name is None:
+        return None
+    if moved and "." not in name and name not in local:
+        return None  # torch.split(x, n): a function of a module, not a method of a value
+    return {name}
 
 
 def _plain_reference(node: cst.BaseExpression) -> bool:

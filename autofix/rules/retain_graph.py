@@ -27,7 +27,11 @@ class RetainGraph(Rule):
     forward pass, a later `autograd.grad`), the function is first-order (no
     `create_graph=True`), no part of the graph leaves the function (returned,
     stored on `self` or in an outside container, handed to a helper that may
-    keep it), and, in a loop, each iteration builds its graph anew. The flag
+    keep it), no part of it came in on an attribute that holds a graph made
+    elsewhere (`self.fake = fake` in `forward()`, read by `backward_D()` and
+    then by `backward_G()`: another method of the step may walk it again; an
+    attribute the file never sets, inherited from a class in another file,
+    counts as one), and, in a loop, each iteration builds its graph anew. The flag
     is recognised written out, through a variable assigned `True` once, and
     through a `**kwargs` dict holding `retain_graph=True`.
 
