@@ -43,7 +43,7 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tup
 import libcst as cst
 
 from autofix.analysis import dataflow, loops, module_state
-from autofix.analysis.names import children, dotted_name, keyword, method_call
+from autofix.analysis.names import children, dotted_name, keyword, method_call, walk_local
 from autofix.analysis.screen import nodes_of
 from autofix.analysis.steps import (
     PASS_METHODS,
@@ -51,6 +51,7 @@ from autofix.analysis.steps import (
     graph_flow,
     graph_free_parameters,
     has_keyword_true,
+    later_backward_through_graph,
     scope_uses_create_graph,
     scopes,
 )
@@ -196,7 +197,10 @@ class _Analysis:
         if component is None or body.escapes(component):
             return verdict
         if not isinstance(scope, cst.Module):
-            suspects = {p for p in body.params & component.names if not _DATA_PARAM.match(p)}
+            given = self.context.fact("retain.graph_arguments", lambda: _graph_arguments(self.context.module))
+            handed = given.get(scope.name.value, set())
+            # A parameter named like data is data unless a call here hands it a value that may be a graph.
+            suspects = {p for p in body.params & component.names if not _DATA_PARAM.match(p) or p in handed}
             # Parameters are data when every call of the method here passes data (`self._critic_step(s, a, y)`
             # inside a loop over a replay buffer), whatever their names.
             if suspects and suspects - graph_free_parameters(self.context, scope):
@@ -227,6 +231,8 @@ class _Analysis:
             if parts[0] in ("self", "cls") and len(parts) > 1 and (parts[1] in graph_attributes or parts[1] not in assigned):
                 # self.fake set by a base class in another file, or by whoever holds the object: unknown.
                 return verdict
+        if later_backward_through_graph(self.context, call) is not None:
+            return verdict  # a later backward of the step, in another method, walks the graph again
         return Retained(call, flag, NEEDLESS, tensor)
 
     def _tensor(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -726,6 +732,42 @@ def _graph_attributes(module: cst.Module) -> Set[str]:
             if attribute not in found and sources & found:
                 found.add(attribute)
                 changed = True
+    return found
+
+
+def _graph_arguments(module: cst.Module) -> Dict[str, Set[str]]:
+    """For each function name, the parameters some call in the module hands a value that may hold a graph.
+
+    ``adversarial(fake)`` with ``fake = gen(z)`` hands ``x`` of ``def adversarial(x)`` a graph whatever
+    the parameter's name. Calls are matched by the callee's last name (``f(...)``, ``self.f(...)``);
+    an argument is judged where the call is (data, a number, a leaf or a detached copy is none).
+    """
+    definitions: Dict[str, List[cst.FunctionDef]] = {}
+    for node in loops.walk(module):
+        if isinstance(node, cst.FunctionDef):
+            definitions.setdefault(node.name.value, []).append(node)
+    found: Dict[str, Set[str]] = {}
+    for scope in _all_scopes(module):
+        body: Optional[Body] = None
+        root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        for node in walk_local(root):
+            if not isinstance(node, cst.Call) or any(a.star for a in node.args):
+                continue
+            name = _last_name(node)
+            if name is None or name not in definitions:
+                continue
+            for definition in definitions[name]:
+                params = [p.name.value for p in (*definition.params.posonly_params, *definition.params.params)]
+                if params and params[0] in ("self", "cls") and isinstance(node.func, cst.Attribute):
+                    params = params[1:]
+                for index, arg in enumerate(node.args):
+                    param = arg.keyword.value if arg.keyword is not None else params[index] if index < len(params) else None
+                    if param is None:
+                        continue
+                    if body is None:
+                        body = Body(scope)
+                    if not _clean_value(arg.value, body.clean_name):
+                        found.setdefault(name, set()).add(param)
     return found
 
 
