@@ -57,6 +57,7 @@ from autofix.analysis.steps import (
 )
 from autofix.analysis.training import is_backward_call, qualified_names
 from autofix.context import RuleContext
+from autofix.model.summaries import FunctionSummary
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, NO_HISTORY_METHODS, NO_HISTORY_TORCH_FUNCTIONS
 
 Scope = Union[cst.Module, cst.FunctionDef]
@@ -214,6 +215,8 @@ class _Analysis:
             if body.carried_into(loop, component, tensor) or body.from_before(loop, component):
                 return verdict
         qualname = next((f.qualname for f in dataflow.graph_flows(self.context) if f.scope is scope), "")
+        if self._handed_to_backward(scope, call, component, qualname):
+            return verdict
         for loop in reversed(loops):
             # A module the loop calls keeps its own graph state across calls (in this file or another).
             stateful = module_state.unreset_calls(self.context, loop, qualname, strict=True)
@@ -255,6 +258,26 @@ class _Analysis:
             if not (mine and theirs and is_backward_call(self.context, other) and not (mine & theirs)):
                 return False
         return True
+
+    def _handed_to_backward(self, scope: Scope, call: cst.Call, component: Component, qualname: str) -> bool:
+        """Part of the graph goes into a project function that back-propagates (``aux_step(out)``, whose
+        result the caller keeps): it may walk the kept graph again."""
+        model = self.context.model
+        caller = model.function(qualname) if qualname else None
+        if caller is None:
+            return False
+        held = component.names | component.foreign
+        root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        for node in walk_local(root):
+            if not isinstance(node, cst.Call) or node is call or not node.args:
+                continue
+            if not set().union(*(graph_reads(a.value) for a in node.args)) & held:
+                continue
+            spelled = dotted_name(node.func)
+            callee = model.callee(caller, spelled) if spelled is not None else None
+            if isinstance(callee, FunctionSummary) and model.runs_backward(callee):
+                return True
+        return False
 
     def _carried(self, call: cst.Call) -> Optional[Tuple[cst.CSTNode, Tuple[str, ...]]]:
         """The loop whose previous iterations the back-propagated graph reaches (AF102's facts)."""
