@@ -213,21 +213,32 @@ def _mark_backward(module: cst.Module) -> Set[cst.CSTNode]:
     return marked
 
 
-def star_only_callees(context: RuleContext) -> FrozenSet[str]:
-    """Names this module only calls and never binds (no def, import, assignment or parameter) while it
-    star-imports a module (``from helpers import *``) that the project cannot resolve them in."""
-    return context.fact("steps.star_only_callees", lambda: _star_only_callees(context))
+def unknown_callees(context: RuleContext) -> FrozenSet[str]:
+    """Names this module only ever calls, that the project cannot resolve: never bound here (no def,
+    assignment or parameter, never used as a value) and imported from a module the project does not
+    hold (``from onpolicy.util import check``) or reached through a star import. Nothing is known of
+    the code they run; called with no graph going in, no forward pass of the project's modules is
+    proven. (A name defined nowhere stays a possible module: a snippet's ``model(x)``.)"""
+    return context.fact("steps.unknown_callees", lambda: _unknown_callees(context))
 
 
-def _star_only_callees(context: RuleContext) -> FrozenSet[str]:
+def _unknown_callees(context: RuleContext) -> FrozenSet[str]:
     model = context.model
-    if not model.summary.star_imports:
-        return frozenset()
     called: Set[str] = set()
     other: Set[str] = set()
+    imported: Set[str] = set()
     stack: List[cst.CSTNode] = [context.module]
     while stack:
         node = stack.pop()
+        if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            imported.update(
+                (alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
+                 else dotted_name(alias.name) or "")
+                for alias in node.names
+            )
+            continue  # an imported name is bound by the import, not used as a value
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
             called.add(node.func.value)
             stack.extend(c for c in _children(node) if c is not node.func)
@@ -235,9 +246,11 @@ def _star_only_callees(context: RuleContext) -> FrozenSet[str]:
         if isinstance(node, cst.Name):
             other.add(node.value)
         stack.extend(_children(node))
+    star = bool(model.summary.star_imports)
     return frozenset(
         name for name in called - other
-        if name not in _BUILTINS and name not in _NO_GRAPH_BUILTINS and model.resolve(name) is None
+        if (star or name in imported)
+        and name not in _BUILTINS and name not in _NO_GRAPH_BUILTINS and model.resolve(name) is None
     )
 
 
@@ -961,9 +974,10 @@ class _GraphWalker:
             if self._graph_free_callee(func):
                 return _Value()
             args = self._reaching(call, arg_values, args)
-            if not args and func.value in star_only_callees(self.context):
-                # ``to_tensors(batch)`` from ``from helpers import *``, a module the project does not
-                # hold: nothing is known of it, and no graph goes in, so no forward pass is proven.
+            if not args and func.value in unknown_callees(self.context):
+                # ``to_tensors(batch)`` from ``from helpers import *`` or ``check(mask)`` from a module the
+                # project does not hold: nothing is known of it, and no graph goes in, so no forward
+                # pass is proven.
                 return _Value()
             if call.args and all(a.keyword is not None for a in call.args) and names_class(self.context, func):
                 # ``SACLosses(policy_loss=…, qf1_loss=…)``: a record whose fields keep their own graphs.

@@ -1,0 +1,24 @@
+# AF101: the same vendored helper, but the features of one encoder pass go into it: both losses read
+# its result, so the second backward walks the graph the first one freed.
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "af101_vendored"))
+from mask_tools import as_weights  # noqa: E402
+
+torch.manual_seed(9)
+encoder = nn.Linear(4, 4)
+optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)
+
+for _ in range(3):
+    states = torch.randn(8, 4)
+    features = as_weights(encoder(states))
+    first = features.pow(2).mean()
+    second = features.abs().mean()
+    optimizer.zero_grad()
+    (first + second).backward()
+    optimizer.step()
+print("trained")
