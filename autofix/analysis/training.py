@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import AbstractSet, Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -132,10 +132,11 @@ def optimizer_facts(context: RuleContext) -> OptimizerFacts:
 def _collect_optimizer_facts(context: RuleContext) -> OptimizerFacts:
     facts = OptimizerFacts()
     index = module_index(context)
+    classes = _optimizer_class_names(context, index)
     for node, _ in index.assigns:
         if not isinstance(node.value, cst.Call):
             continue
-        kind = _constructed_kind(context, node.value)
+        kind = _constructed_kind(context, node.value, classes)
         if kind is None:
             if _built_from_parameters(node.value, facts):
                 facts.param_holders.update(filter(None, (dotted_name(t.target) for t in node.targets)))
@@ -215,7 +216,34 @@ def _sources_in(expressions: List[cst.BaseExpression], parameters_only: bool = F
     return found
 
 
-def _constructed_kind(context: RuleContext, call: cst.Call) -> Optional[str]:
+def _optimizer_class_names(context: RuleContext, index) -> Set[str]:
+    """Names that hold an optimizer class rather than spell one: a parameter defaulting to one
+    (``def __init__(self, ..., optimizer_class=optim.Adam)``), a name assigned one (``opt_cls =
+    torch.optim.SGD``). Calling them builds an optimizer, as calling the class does."""
+    found: Set[str] = set()
+    for function, _ in index.functions:
+        p = function.params
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+            if param.default is not None and _names_optimizer_class(context, param.default):
+                found.add(param.name.value)
+    for node, _ in index.assigns:
+        if isinstance(node.value, (cst.Name, cst.Attribute)) and _names_optimizer_class(context, node.value):
+            found.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    return found
+
+
+def _names_optimizer_class(context: RuleContext, expression: cst.BaseExpression) -> bool:
+    names = qualified_names(context, expression) or {dotted_name(expression) or ""}
+    return any(
+        name.startswith(("torch.optim.", "optim.")) and "lr_scheduler" not in name
+        and name.rsplit(".", 1)[-1][:1].isupper()
+        for name in names
+    )
+
+
+def _constructed_kind(context: RuleContext, call: cst.Call, classes: AbstractSet[str] = frozenset()) -> Optional[str]:
+    if isinstance(call.func, cst.Name) and call.func.value in classes:
+        return "optimizer"
     names = qualified_names(context, call.func) or {dotted_name(call.func) or ""}
     for name in names:
         if "lr_scheduler" in name or name.endswith("Scheduler") or name.endswith("LR"):

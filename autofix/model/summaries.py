@@ -2518,6 +2518,15 @@ class _AttributeReader:
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         self.self_name = params[0] if params else None
         self.params = set(params[1:]) | {a.arg for a in args.kwonlyargs}
+        #: parameters defaulting to a class or function (``optimizer_class=optim.Adam``): what calling
+        #: them builds, unless the caller hands another
+        self.class_defaults: Dict[str, str] = {}
+        positional = [*args.posonlyargs, *args.args]
+        pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+        for param, default in pairs:
+            spelled_default = dotted(default) if isinstance(default, (ast.Name, ast.Attribute)) else None
+            if spelled_default is not None:
+                self.class_defaults[param.arg] = spelled_default
         #: local lists built with append/extend: name → their elements in source order
         self.lists: Dict[str, List[ast.expr]] = {}
         self.locals: Dict[str, ast.expr] = {}
@@ -2711,6 +2720,7 @@ class _AttributeReader:
         spelled = dotted(value.func)
         if spelled is None:
             return AttrKind.UNKNOWN, None
+        spelled = self.class_defaults.get(spelled, spelled)
         qualified = self.module.qualify(spelled)
         last = qualified.rsplit(".", 1)[-1]
         if qualified in ("dict", "collections.OrderedDict", "collections.defaultdict", "torch.nn.ParameterDict") and qualified != "torch.nn.ParameterDict":
