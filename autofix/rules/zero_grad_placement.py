@@ -15,7 +15,8 @@ from libcst.metadata import PositionProvider
 
 from autofix.analysis import screen
 from autofix.analysis.dataflow import bind_arguments
-from autofix.analysis.names import children, dotted_name, iter_calls, method_call
+from autofix.analysis.loops import target_parts
+from autofix.analysis.names import children, dotted_name, iter_calls, method_call, walk_local
 from autofix.analysis.steps import (
     Line,
     backward_holders,
@@ -546,10 +547,14 @@ class ZeroGradPlacement(Rule):
             elif not known:
                 continue
             first = lines[backward_at[0]]
+            message = f"`{self._text(step.line)}` runs every iteration but {why}: each step applies the sum of all gradients so far"
+            if _binds_between(lines, backward_at[0], lines.index(step.line), step.optimizer):
+                self.report(step.call, message + _BUILT_AFTER.format(step.optimizer))
+                continue
             new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
             self.report(
                 step.call,
-                f"`{self._text(step.line)}` runs every iteration but {why}: each step applies the sum of all gradients so far",
+                message,
                 fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
             )
         self._check_missing_guarded(lines, backward_at[0], scope)
@@ -569,18 +574,20 @@ class ZeroGradPlacement(Rule):
                 if self._zeroed_somewhere(step.optimizer):
                     continue
                 new = cst.parse_statement(f"{step.optimizer}.zero_grad()\n")
+                message = (
+                    f"`{self._text(step.line)}` runs under `if {self.context.code_for(guard.test).strip()}:` but nothing "
+                    "zeroes its gradients: every backward() adds to all the gradients before it"
+                )
                 if _accumulation_test(guard.test):
                     where = "after the guarded step"
                     edit: Edit = InsertAfter(step.line.stmt, (new,))
+                elif _binds_between(lines, first_backward, index, step.optimizer):
+                    self.report(step.call, message + _BUILT_AFTER.format(step.optimizer))
+                    continue
                 else:
                     where = "before the backward pass"
                     edit = InsertBefore(lines[first_backward].stmt, (new,))
-                self.report(
-                    step.call,
-                    f"`{self._text(step.line)}` runs under `if {self.context.code_for(guard.test).strip()}:` but nothing "
-                    "zeroes its gradients: every backward() adds to all the gradients before it",
-                    fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` {where}", edit),
-                )
+                self.report(step.call, message, fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` {where}", edit))
 
     def _optimizer_passed_in(self, name: str, scope: cst.CSTNode) -> bool:
         """``name`` is a parameter of the method holding the loop, and every project caller of it
@@ -631,10 +638,16 @@ class ZeroGradPlacement(Rule):
             loop = f"a loop at the top level of `{where}`"
         else:
             loop = f"the loop in `{caller.caller.qualname}` ({where}:{caller.caller.line})"
+        message = (
+            f"`{self._text(step.line)}` runs once per iteration of {loop} "
+            f"but nothing zeroes its gradients: each step applies the sum of all gradients so far"
+        )
+        if _binds_between(lines, backward_at[0], lines.index(step.line), step.optimizer):
+            self.report(step.call, message + _BUILT_AFTER.format(step.optimizer))
+            return
         self.report(
             step.call,
-            f"`{self._text(step.line)}` runs once per iteration of {loop} "
-            f"but nothing zeroes its gradients: each step applies the sum of all gradients so far",
+            message,
             fix=Fix.unsafe(f"Insert `{step.optimizer}.zero_grad()` before the backward pass", InsertBefore(first.stmt, (new,))),
         )
 
@@ -846,5 +859,29 @@ def _touches_grad(node: cst.CSTNode, writes_only: bool = False) -> bool:
         else:
             mc = method_call(n)
             if mc is not None and mc[1] in ("zero_", "fill_") and isinstance(mc[0], cst.Attribute) and mc[0].attr.value == "grad":
+                return True
+    return False
+
+
+_BUILT_AFTER = " (no fix: `{0}` is built after the backward pass, so `{0}.zero_grad()` cannot go before it; zero the model's gradients there)"
+
+
+def _binds_between(lines: List[Line], start: int, end: int, name: str) -> bool:
+    """A line from ``start`` up to ``end`` binds ``name`` (``optimizer = SGD(model.parameters())`` after the
+    backward): a ``zero_grad()`` of it inserted at ``start`` would run before it exists, or on the one
+    an earlier iteration built."""
+    for line in lines[start:end]:
+        for node in walk_local(line.node):
+            if isinstance(node, cst.Assign):
+                targets: List[cst.BaseExpression] = [t.target for t in node.targets]
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+                targets = [node.target]
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets = [node.asname.name]
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                targets = [node.target]
+            else:
+                continue
+            if any(dotted_name(part) == name for target in targets for part in target_parts(target)):
                 return True
     return False
