@@ -951,11 +951,17 @@ class GraphFlow:
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
             if isinstance(node, cst.If):
-                names = _detached_names(node.body)
+                names = _detached_names(node.body, self._detaching_call)
                 if names and self._holds_every_backward(loop, node):
                     found |= names
             stack.extend(loops.children(node))
         return found
+
+    def _detaching_call(self, call: cst.Call) -> bool:
+        """A call of a project function whose result holds no graph of its arguments (a
+        ``repackage_hidden``-like helper: :attr:`FunctionSummary.detached_copy`)."""
+        callee = self._callee(call.func)
+        return callee is not None and callee.detached_copy
 
     def _holds_every_backward(self, loop: Union[cst.For, cst.While], block: cst.If) -> bool:
         """Every backward of ``loop`` (and every call of a project function that back-propagates) is
@@ -2418,17 +2424,25 @@ def _walk_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         )
 
 
-def _detached_names(block: cst.BaseSuite) -> Set[str]:
+def _detached_names(block: cst.BaseSuite, detaching: Callable[[cst.Call], bool] = lambda call: False) -> Set[str]:
     """Names a block's own statements detach or start afresh: ``h = h.detach()``, ``h = h.detach_()``,
-    ``h.detach_()``, ``outputs = []``."""
+    ``h.detach_()``, ``outputs = []``, ``h = (h[0].detach(), h[1].detach())``, ``h = repackage(h)`` of a
+    project helper that returns detached copies (``detaching``); also under ``if h is not None:``
+    (otherwise ``h`` is None and holds no graph)."""
     found: Set[str] = set()
     for line in loops.block_statements(block):
+        if isinstance(line, cst.If) and line.orelse is None:
+            tested = _not_none_name(line.test)
+            if tested is not None and tested in _detached_names(line.body, detaching):
+                found.add(tested)
+            continue
         smalls = line.body if isinstance(line, cst.SimpleStatementLine) else [line]
         for small in smalls:
             value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                 fresh_container = isinstance(value, (cst.List, cst.Dict, cst.Tuple)) and not value.elements
-                if fresh_container or isinstance(value, (cst.Integer, cst.Float)):
+                copied = isinstance(value, cst.Call) and detaching(value)
+                if fresh_container or isinstance(value, (cst.Integer, cst.Float)) or _detached_elements(value) or copied:
                     found.add(small.targets[0].target.value)
                     continue
             mc = method_call(value) if isinstance(value, cst.Call) else None
@@ -2440,6 +2454,33 @@ def _detached_names(block: cst.BaseSuite) -> Set[str]:
             elif isinstance(small, cst.Assign) and [dotted_name(t.target) for t in small.targets] == [name]:
                 found.add(name)
     return found
+
+
+def _not_none_name(test: cst.BaseExpression) -> Optional[str]:
+    """``h`` of ``if h is not None:`` or ``if h:``."""
+    if isinstance(test, cst.Name):
+        return test.value
+    if (
+        isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.IsNot)
+        and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+    ):
+        return test.left.value
+    return None
+
+
+def _detached_elements(value: Optional[cst.BaseExpression]) -> bool:
+    """A tuple or list each of whose elements is cut from any graph: ``(h[0].detach(), h[1].detach())``,
+    ``[t.detach() for t in h]``, ``tuple(t.detach() for t in h)``."""
+    if isinstance(value, cst.Call) and dotted_name(value.func) in ("tuple", "list") and len(value.args) == 1:
+        value = value.args[0].value
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return bool(value.elements) and all(
+            not isinstance(e, cst.StarredElement) and _cut_expression(e.value) for e in value.elements
+        )
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return _cut_expression(value.elt)
+    return False
 
 
 def _and_parts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
