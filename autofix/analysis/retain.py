@@ -234,6 +234,8 @@ class _Analysis:
             if parts[0] in ("self", "cls") and len(parts) > 1 and (parts[1] in graph_attributes or parts[1] not in assigned):
                 # self.fake set by a base class in another file, or by whoever holds the object: unknown.
                 return verdict
+        if self._reads_object_graph(scope, body, tensor):
+            return verdict  # ``loss = self.loss_of_fake()`` reading ``self.fake``: kept on the object for others
         if later_backward_through_graph(self.context, call) is not None:
             return verdict  # a later backward of the step, in another method, walks the graph again
         return Retained(call, flag, NEEDLESS, tensor)
@@ -250,6 +252,7 @@ class _Analysis:
         """No other gradient call in ``scope`` can reach the graph ``call`` retains."""
         flow = graph_flow(self.context)
         mine = flow.origins(call)
+        body: Optional[Body] = None
         for other in _gradient_calls(scope):
             if other is call:
                 continue
@@ -257,7 +260,56 @@ class _Analysis:
             # Disjoint origins of two plain backward calls: two forward passes.
             if not (mine and theirs and is_backward_call(self.context, other) and not (mine & theirs)):
                 return False
+            body = body or Body(scope)
+            if self._reads_object_graph(scope, body, self._tensor(other)):
+                # ``self.aux_loss().backward()`` where ``aux_loss`` reads ``self.cache``, which the forward
+                # of this step set: the origins do not follow a graph through an object.
+                return False
         return True
+
+    def _reads_object_graph(self, scope: Scope, body: "Body", tensor: Optional[cst.BaseExpression]) -> bool:
+        """``tensor`` may read a graph kept on an object: an attribute that may hold one (or that the
+        file never sets), or a method of the class that reads such an attribute."""
+        if tensor is None:
+            return True
+        component = body.component(tensor)
+        graph_attributes = self.context.fact("retain.graph_attributes", lambda: _graph_attributes(self.context.module))
+        assigned = self.context.fact("retain.assigned_attributes", lambda: _assigned_attributes(self.context.module))
+        for name in component.foreign if component is not None else ():
+            parts = name.split(".")
+            if parts[0] in ("self", "cls") and len(parts) > 1 and (parts[1] in graph_attributes or parts[1] not in assigned):
+                return True
+        expressions: List[cst.CSTNode] = [tensor]
+        if component is not None:
+            expressions.extend(node for targets, _, node in body.bindings if targets & component.names)
+        methods = _class_methods(self.context.module, scope)
+        for expression in expressions:
+            for node in walk_local(expression):
+                if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+                    continue
+                receiver = node.func.value
+                method = methods.get(node.func.attr.value) if isinstance(receiver, cst.Name) and receiver.value == "self" else None
+                if method is not None and self._returns_object_graph(method, methods, graph_attributes, assigned):
+                    return True
+        return False
+
+    @staticmethod
+    def _returns_object_graph(
+        method: cst.FunctionDef, methods: Dict[str, cst.FunctionDef], graph_attributes: Set[str], assigned: Set[str]
+    ) -> bool:
+        """What ``method`` returns is connected to an attribute of ``self`` that may hold a graph."""
+        inner = Body(method)
+        for statement in inner.statements:
+            if not isinstance(statement, cst.Return) or statement.value is None:
+                continue
+            component = inner.component(statement.value)
+            for read in component.foreign if component is not None else ():
+                parts = read.split(".")
+                if parts[0] == "self" and len(parts) > 1 and parts[1] not in methods and (
+                    parts[1] in graph_attributes or parts[1] not in assigned
+                ):
+                    return True
+        return False
 
     def _handed_to_backward(self, scope: Scope, call: cst.Call, component: Component, qualname: str) -> bool:
         """Part of the graph goes into a project function that back-propagates (``aux_step(out)``, whose
@@ -618,8 +670,10 @@ def graph_reads(node: Optional[cst.CSTNode]) -> Set[str]:
                 stack.append(mc[0])
             elif mc is None and not isinstance(current.func, (cst.Name, cst.Attribute)):
                 stack.append(current.func)
-        elif isinstance(current, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
-            continue
+        elif isinstance(current, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary, cst.Comparison)):
+            continue  # a comparison gives a bool (a bool tensor has no history)
+        elif isinstance(current, cst.IfExp):
+            stack.extend((current.body, current.orelse))  # the test only picks a branch
         elif isinstance(current, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             bound = {n for comp in _generators(current.for_in) for n in _target_names(comp.target)}
             element = graph_reads(current.value) | graph_reads(current.key) if isinstance(current, cst.DictComp) else graph_reads(current.elt)
@@ -733,6 +787,11 @@ def _graph_attributes(module: cst.Module) -> Set[str]:
             if not attributes or id(node) in body.no_grad or body.clean_binding(node):
                 continue
             value = getattr(node, "value", None)
+            if isinstance(value, cst.Call) and _constructs(value) and all(
+                name.split(".", 1)[0] in ("self", "cls") or body.clean_name(name) or (init and name in body.params)
+                for argument in value.args for name in graph_reads(argument.value)
+            ):
+                continue  # an object built from configuration (``self.head = nn.Linear(4, 1)``), not a graph
             sources = _copied_names(value, local) if isinstance(node, cst.Assign) else None
             if sources is None:
                 found.update(attributes)
@@ -792,6 +851,29 @@ def _graph_arguments(module: cst.Module) -> Dict[str, Set[str]]:
                     if not _clean_value(arg.value, body.clean_name):
                         found.setdefault(name, set()).add(param)
     return found
+
+
+def _constructs(call: cst.Call) -> bool:
+    """``nn.Linear(4, 1)``, ``Net(cfg).to(device)``, ``torch.optim.Adam(...)``: a class is called, and
+    what it builds is an object (a tensor class builds a tensor with no history)."""
+    while True:
+        mc = method_call(call)
+        if mc is not None and mc[1] in ("to", "cuda", "cpu", "float", "double", "half", "train", "eval") and isinstance(mc[0], cst.Call):
+            call = mc[0]
+            continue
+        break
+    last = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    return last[:1].isupper()
+
+
+def _class_methods(module: cst.Module, scope: Scope) -> Dict[str, cst.FunctionDef]:
+    """The methods of the class whose method ``scope`` is, by name (none for other scopes)."""
+    if not isinstance(scope, cst.FunctionDef):
+        return {}
+    for node in loops.walk(module):
+        if isinstance(node, cst.ClassDef) and any(s is scope for s in node.body.body):
+            return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+    return {}
 
 
 def _assigned_attributes(module: cst.Module) -> Set[str]:
