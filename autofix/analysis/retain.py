@@ -279,6 +279,17 @@ class _Analysis:
             parts = name.split(".")
             if parts[0] in ("self", "cls") and len(parts) > 1 and (parts[1] in graph_attributes or parts[1] not in assigned):
                 return True
+        facts = dataflow.module_facts(self.context)
+        holders = self.context.fact("retain.graph_holding_classes", lambda: _graph_holding_classes(self.context.module, graph_attributes))
+        for name in (component.names | component.foreign) if component is not None else ():
+            parts = name.split(".")
+            instance = parts[0] in facts.modules or parts[0] in facts.instance_class
+            if parts[0] in ("self", "cls") or not instance:
+                continue
+            if len(parts) > 1 and parts[-1] in graph_attributes:
+                return True  # ``net.last_hidden`` that the forward of ``net`` set
+            if len(parts) == 1 and facts.instance_class.get(name) in holders:
+                return True  # ``aux(net)``: handed an object that keeps a graph on itself
         expressions: List[cst.CSTNode] = [tensor]
         if component is not None:
             expressions.extend(node for targets, _, node in body.bindings if targets & component.names)
@@ -864,6 +875,29 @@ def _constructs(call: cst.Call) -> bool:
         break
     last = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
     return last[:1].isupper()
+
+
+def _graph_holding_classes(module: cst.Module, graph_attributes: Set[str]) -> Set[str]:
+    """Classes of the module whose methods set an attribute of ``self`` that may hold a graph (a
+    forward keeping ``self.last_hidden = h``)."""
+    found: Set[str] = set()
+    for node in loops.walk(module):
+        if not isinstance(node, cst.ClassDef):
+            continue
+        for inner in loops.walk(node.body):
+            targets: List[cst.BaseExpression] = []
+            if isinstance(inner, cst.Assign):
+                targets = [t.target for t in inner.targets]
+            elif isinstance(inner, (cst.AnnAssign, cst.AugAssign)):
+                targets = [inner.target]
+            if any(
+                isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == "self"
+                and part.attr.value in graph_attributes
+                for target in targets for part in loops.target_parts(target)
+            ):
+                found.add(node.name.value)
+                break
+    return found
 
 
 def _class_methods(module: cst.Module, scope: Scope) -> Dict[str, cst.FunctionDef]:
