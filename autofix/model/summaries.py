@@ -1123,6 +1123,8 @@ def _index_reads(nodes: List[ast.AST], params: Set[str]) -> Set[int]:
 
 #: methods of a dict that read it and change nothing in it
 _DICT_READS = frozenset({"get", "keys", "values", "items"})
+#: methods of a dict or list that put nothing into it
+_CONTAINER_READS = _DICT_READS | {"pop", "popitem", "clear", "copy", "index", "count", "remove", "__contains__", "__len__", "__getitem__"}
 
 
 def filled_dicts(function: FunctionNode) -> FrozenSet[str]:
@@ -2574,6 +2576,12 @@ class _AttributeReader:
         func = call.func
         assert isinstance(func, ast.Attribute)
         receiver = func.value
+        if (
+            isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == self.self_name and func.attr not in _CONTAINER_READS
+        ):
+            # ``self.tracks.setdefault(k, v)``, ``self.tracks.update(d)``: filled some other way than by key.
+            self.cls.element_stores.setdefault(receiver.attr, set()).add(None)
         if isinstance(receiver, ast.Name) and receiver.id in self.lists and call.args:
             if func.attr == "append":
                 self.lists[receiver.id].append(call.args[0])
