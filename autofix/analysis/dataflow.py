@@ -1096,6 +1096,9 @@ class GraphFlow:
             if name is None:
                 return state
             current = self._read(name, state)
+            if isinstance(small.operator, cst.AddAssign) and self._iadd_keeps_nothing(aug_target):
+                # ``meter += loss`` on an object whose ``__iadd__`` keeps nothing of the loss's graph.
+                return state
             if isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)) and self._loops:
                 self._record_accumulation(line, name, small.value, value, "augassign", state)
                 current = current.with_labels([("acc", name)])
@@ -1288,11 +1291,39 @@ class GraphFlow:
             appended & (method.returned_self_attrs | method.sampled_self_attrs) for method in owner.methods.values()
         )
 
+    def _iadd_keeps_nothing(self, target: cst.BaseExpression) -> bool:
+        """``target += v`` runs the ``__iadd__`` of a project class that keeps no graph of ``v``
+        (:meth:`~autofix.model.project.ModuleModel.iadd_keeps_nothing`): ``meter`` built by
+        ``Meter()``, ``meters[k]`` of ``{k: Meter() ...}``, ``self.meter``, or ``self.tracks[k]`` of a
+        container the class fills only with such objects."""
+        model = self.context.model
+        if self.summary is None:
+            return False
+        callee = self._callee(cst.Attribute(value=target, attr=cst.Name("__iadd__")))
+        if callee is not None:
+            return model.iadd_keeps_nothing(callee)
+        holder = target.value if isinstance(target, cst.Subscript) else None
+        if (
+            isinstance(holder, cst.Attribute) and isinstance(holder.value, cst.Name)
+            and self.summary.params and holder.value.value == self.summary.params[0]
+        ):
+            return model.elements_add_no_graph(self.summary, holder.attr.value)
+        return False
+
     def _accumulating_params(self, callee: FunctionSummary, depth: int = 0) -> Set[str]:
         """The params of a method whose graph outlives the call in its object's state: added into
         ``self.*`` by the method, or handed to a method of an object it holds that does
-        (``MetricLogger.update(**kwargs)`` passing each value to ``self.meters[k].update``)."""
-        kept = set(callee.accumulated_params)
+        (``MetricLogger.update(**kwargs)`` passing each value to ``self.meters[k].update``); not
+        one added only by ``self.tracks[k] += v`` into elements whose ``__iadd__`` keeps nothing."""
+        model = self.context.model
+        kept = {
+            param for param, attrs in callee.accumulated_params.items()
+            if any(
+                (param, attr) in callee.added_otherwise or (param, attr) not in callee.added_by_iadd
+                or not model.elements_add_no_graph(callee, attr)
+                for attr in attrs
+            )
+        }
         if depth >= 3:
             return kept
         for param, spelled, position in callee.forwarded_params:

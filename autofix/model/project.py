@@ -468,6 +468,49 @@ class ModuleModel:
             return False
         return all(cls.methods[name].adds_no_graph for cls in classes)
 
+    def iadd_keeps_nothing(self, method: Optional[FunctionSummary]) -> bool:
+        """``method`` is a class's ``__iadd__`` that keeps no graph of the value added: the value
+        is not stored, returned nor handed to a call that may keep it (``float(value)``, or
+        ``self.values.append(value.detach())``), so ``meter += loss`` leaves ``meter`` holding
+        nothing of the loss's graph."""
+        if method is None or method.name != "__iadd__" or method.class_name is None or len(method.params) < 2:
+            return False
+        value = method.params[1]
+        return value not in method.kept_params and value not in method.accumulated_params and not any(
+            param == value for param, _, _ in method.forwarded_params
+        )
+
+    def element_classes(self, cls: ClassSummary, attr: str) -> Optional[List[ClassSummary]]:
+        """The project classes of the elements of the container ``self.<attr>`` of ``cls``: built by
+        :attr:`AttributeSummary.element_constructor`, or empty and filled by key with instances of
+        project classes (:attr:`ClassSummary.element_stores`: ``self.tracks[k] = Meter()``). None when
+        any element may be something else (a store of another value, a container built full)."""
+        attribute = self.attribute(cls, attr)
+        if attribute is None:
+            return None
+        owners = self.mro(cls)
+        if any(attr in owner.attributes and owner.attributes[attr].elements_unknown for owner in owners):
+            return None
+        found: List[ClassSummary] = []
+        for owner in owners:
+            model = self._class_model(owner)
+            constructors = set(owner.element_stores.get(attr, set()))
+            if attr in owner.attributes and owner.attributes[attr].element_constructor:
+                constructors.add(owner.attributes[attr].element_constructor)
+            for constructor in constructors:
+                built = model.resolve_qualified_or_local(constructor) if constructor else None
+                if built is None:
+                    return None
+                found.append(built)
+        return found or None
+
+    def elements_add_no_graph(self, method: FunctionSummary, attr: str) -> bool:
+        """``self.<attr>[k] += v`` in ``method`` keeps no graph of ``v``: every element of the container
+        is an instance of a project class whose ``__iadd__`` keeps nothing (:meth:`iadd_keeps_nothing`)."""
+        cls = self.class_of(method)
+        classes = self.element_classes(cls, attr) if cls is not None else None
+        return classes is not None and all(self.iadd_keeps_nothing(self._class_model(c).method(c, "__iadd__")) for c in classes)
+
     def _classes_defining(self, name: str) -> List[ClassSummary]:
         """The classes with a method ``name`` in this module and up to ``_IMPORT_DEPTH`` imports away.
 

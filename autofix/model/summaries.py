@@ -328,6 +328,11 @@ class FunctionSummary:
     number_params: Set[str] = field(default_factory=set)
     #: param → the ``self`` attributes its graph is accumulated into (``self.sum += val * n``)
     accumulated_params: Dict[str, Set[str]] = field(default_factory=dict)
+    #: the ``(param, attr)`` pairs of :attr:`accumulated_params` added only by ``self.<attr>[k] += p``:
+    #: the container's element runs its own ``__iadd__`` (:meth:`ModuleModel.iadd_keeps_nothing`)
+    added_by_iadd: Set[Tuple[str, str]] = field(default_factory=set)
+    #: the ``(param, attr)`` pairs of :attr:`accumulated_params` added any other way
+    added_otherwise: Set[Tuple[str, str]] = field(default_factory=set)
     #: ``self`` attributes that params are appended to, element by element (``self.log_probs.append(p)``)
     appended_attrs: Set[str] = field(default_factory=set)
     #: ``self`` attributes a ``return`` hands back whole (``return self.states, self.log_probs``)
@@ -532,6 +537,9 @@ class AttributeSummary:
     saved_output: Optional[str] = None
     #: the constructor of a container's elements (``self.meters = defaultdict(AverageMeter)``)
     element_constructor: Optional[str] = None
+    #: it is assigned a container whose elements are not known: neither built empty (``{}``,
+    #: ``OrderedDict()``), nor by :attr:`element_constructor`, nor a parameter (restored state)
+    elements_unknown: bool = False
 
 
 @dataclass
@@ -548,6 +556,10 @@ class ClassSummary:
     methods: "LazyTable[str, FunctionSummary]" = field(default_factory=LazyTable)
     #: read on demand, from all of the class's methods at once
     attributes: "LazyTable[str, AttributeSummary]" = field(default_factory=LazyTable)
+    #: attribute → the constructors of what its methods store into it by key (``self.tracks[k] =
+    #: Meter()``, or a local assigned nothing but such calls); None for anything else (set while the
+    #: attributes are read)
+    element_stores: Dict[str, Set[Optional[str]]] = field(default_factory=dict)
     #: ``self.automatic_optimization = False`` in a method (set while the attributes are read)
     assigns_manual_optimization: bool = False
     #: a property ``automatic_optimization`` returning False
@@ -1111,6 +1123,8 @@ def _index_reads(nodes: List[ast.AST], params: Set[str]) -> Set[int]:
 
 #: methods of a dict that read it and change nothing in it
 _DICT_READS = frozenset({"get", "keys", "values", "items"})
+#: methods of a dict or list that put nothing into it
+_CONTAINER_READS = _DICT_READS | {"pop", "popitem", "clear", "copy", "index", "count", "remove", "__contains__", "__len__", "__getitem__"}
 
 
 def filled_dicts(function: FunctionNode) -> FrozenSet[str]:
@@ -1388,7 +1402,7 @@ class _FunctionReader:
                 self._bind(node.target, self._taint_of(node.value), self.kind_of(node.value), self.shape_of(node.value), node.value)
                 self._write(node.target, node.value, augmented=False)
             elif isinstance(node, ast.AugAssign):
-                self._write(node.target, node.value, augmented=True)
+                self._write(node.target, node.value, augmented=True, iadd=isinstance(node.op, ast.Add))
                 if isinstance(node.target, ast.Name):
                     self.taint[node.target.id] = self.taint.get(node.target.id, set()) | self._taint_of(node.value)
                     combined = self._arithmetic_shape([self.shape_of(node.target), self.shape_of(node.value)])
@@ -2128,14 +2142,16 @@ class _FunctionReader:
             for param in self._taint_of(arg):
                 self.summary.forwarded_params.append((param, spelled, position))
 
-    def _write(self, target: ast.AST, value: ast.expr, augmented: bool) -> None:
+    def _write(self, target: ast.AST, value: ast.expr, augmented: bool, iadd: bool = False) -> None:
         summary = self.summary
         base = target.value if isinstance(target, ast.Subscript) else target
         if isinstance(base, ast.Attribute) and self._is_self(base.value):
             summary.self_writes.add(base.attr)
             if augmented or isinstance(target, ast.Subscript) or self._adds_to_itself(value, base):
+                # ``self.tracks[k] += v``: what is kept is the element's ``__iadd__``'s to say.
+                by_iadd = iadd and isinstance(target, ast.Subscript)
                 for param in self._taint_of(value):
-                    summary.accumulated_params.setdefault(param, set()).add(base.attr)
+                    self._accumulate(param, base.attr, by_iadd)
             return
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             if target.value.id in summary.params:
@@ -2146,6 +2162,11 @@ class _FunctionReader:
         ):
             # ``p += x`` on a tensor parameter writes the caller's tensor.
             summary.inplace_params.add(target.id)
+
+    def _accumulate(self, param: str, attr: str, by_iadd: bool = False) -> None:
+        summary = self.summary
+        summary.accumulated_params.setdefault(param, set()).add(attr)
+        (summary.added_by_iadd if by_iadd else summary.added_otherwise).add((param, attr))
 
     def _adds_to_itself(self, value: ast.expr, attribute: ast.Attribute) -> bool:
         """``self.sum = self.sum + val * n``, ``self.ema = a * self.ema + (1 - a) * val``."""
@@ -2263,7 +2284,7 @@ class _FunctionReader:
             if isinstance(base, ast.Attribute) and self._is_self(base.value):
                 for arg in call.args:
                     for param in self._taint_of(arg):
-                        summary.accumulated_params.setdefault(param, set()).add(base.attr)
+                        self._accumulate(param, base.attr)
                         if receiver is base:
                             summary.appended_attrs.add(base.attr)
         else:
@@ -2477,6 +2498,16 @@ def _element_constructor(value: ast.expr, module: ModuleSummary) -> Optional[str
     return module.qualify(spelled) if spelled else None
 
 
+def _empty_container(value: ast.expr) -> bool:
+    """``{}``, ``[]``, ``dict()``, ``OrderedDict()``, ``list()``: a container built with nothing in it."""
+    if isinstance(value, (ast.Dict, ast.List)):
+        return not (value.keys if isinstance(value, ast.Dict) else value.elts)
+    return (
+        isinstance(value, ast.Call) and not value.args and not value.keywords
+        and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("dict", "OrderedDict", "list")
+    )
+
+
 def _arithmetic_operands(node: ast.expr) -> Iterator[ast.expr]:
     """The operands of an arithmetic expression (``a * ema`` gives ``a`` and ``ema``)."""
     if isinstance(node, ast.BinOp):
@@ -2530,6 +2561,8 @@ class _AttributeReader:
         #: local lists built with append/extend: name → their elements in source order
         self.lists: Dict[str, List[ast.expr]] = {}
         self.locals: Dict[str, ast.expr] = {}
+        #: every value assigned to a local in the method, in source order
+        self.local_values: Dict[str, List[ast.expr]] = {}
 
     def read(self) -> None:
         if self.self_name is None:
@@ -2552,6 +2585,12 @@ class _AttributeReader:
         func = call.func
         assert isinstance(func, ast.Attribute)
         receiver = func.value
+        if (
+            isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == self.self_name and func.attr not in _CONTAINER_READS
+        ):
+            # ``self.tracks.setdefault(k, v)``, ``self.tracks.update(d)``: filled some other way than by key.
+            self.cls.element_stores.setdefault(receiver.attr, set()).add(None)
         if isinstance(receiver, ast.Name) and receiver.id in self.lists and call.args:
             if func.attr == "append":
                 self.lists[receiver.id].append(call.args[0])
@@ -2574,6 +2613,7 @@ class _AttributeReader:
     def _assign(self, target: ast.AST, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
             self.locals[target.id] = value
+            self.local_values.setdefault(target.id, []).append(value)
             if isinstance(value, (ast.List, ast.ListComp)):
                 self.lists[target.id] = list(value.elts) if isinstance(value, ast.List) else [value.elt]
             else:
@@ -2587,6 +2627,24 @@ class _AttributeReader:
             if target.attr == "automatic_optimization" and isinstance(value, ast.Constant) and value.value is False:
                 self.cls.assigns_manual_optimization = True
             self._describe(target.attr, value)
+            return
+        if (
+            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+            and isinstance(target.value.value, ast.Name) and target.value.value.id == self.self_name
+        ):
+            self.cls.element_stores.setdefault(target.value.attr, set()).update(self._constructors_of(value))
+
+    def _constructors_of(self, value: ast.expr) -> Set[Optional[str]]:
+        """The constructors ``value`` is a call of: itself, or every value a local is assigned in
+        the method (``track = A() if c else B()`` spelled as an ``if``); None for anything else."""
+        values = [value]
+        if isinstance(value, ast.Name) and value.id not in self.params and value.id in self.local_values:
+            values = self.local_values[value.id]
+        found: Set[Optional[str]] = set()
+        for one in values:
+            spelled = dotted(one.func) if isinstance(one, ast.Call) else None
+            found.add(self.module.qualify(spelled) if spelled and spelled.rsplit(".", 1)[-1][:1].isupper() else None)
+        return found
 
     def _record(self, name: str, kind: AttrKind, constructor: Optional[str]) -> AttributeSummary:
         attribute = self.cls.attributes.get(name)
@@ -2610,7 +2668,10 @@ class _AttributeReader:
             return
         kind, constructor = self._kind(value)
         attribute = self._record(name, kind, constructor)
-        attribute.element_constructor = attribute.element_constructor or _element_constructor(value, self.module)
+        element = _element_constructor(value, self.module)
+        attribute.element_constructor = attribute.element_constructor or element
+        if element is None and not _empty_container(value) and not self._from_param(value):
+            attribute.elements_unknown = True
         if id(value) not in self.no_grad and self._from_parameters(value):
             attribute.graph_from_params = True
         if isinstance(value, ast.Call):
@@ -2644,6 +2705,12 @@ class _AttributeReader:
         defaults: List[Tuple[ast.arg, Optional[ast.expr]]] = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
         defaults.extend(zip(args.kwonlyargs, args.kw_defaults))
         return next((default for arg, default in defaults if arg.arg == name), None)
+
+    def _from_param(self, value: ast.expr) -> bool:
+        """``state["tracks"]``: an entry of a parameter (state restored from outside)."""
+        while isinstance(value, ast.Subscript):
+            value = value.value
+        return isinstance(value, ast.Name) and value.id in self.params
 
     def _from_parameters(self, value: ast.expr) -> bool:
         """Is ``value`` computed with autograd from this object's parameters (``self.w.exp()``), by

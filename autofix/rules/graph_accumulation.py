@@ -69,6 +69,15 @@ class GraphAccumulation(Rule):
     only `loss` back-propagated) carry the graph of the arguments they read
     where gradients flow, and are reported when they are totalled, without a
     fix (their kind is not proven).
+    Nor on `meter += loss` where `meter` is an instance of a project class
+    whose `__iadd__` keeps nothing of the value it is given (it stores
+    `value.detach()` or `float(value)`, and neither keeps, returns nor hands
+    on the value itself): `+=` is a call of that method, not a tensor total.
+    The same holds for `self.meters[k] += v` inside a tracker's `update(d)`
+    when the container is built empty (or by one such constructor) and the
+    class stores nothing but instances of such classes into it
+    (`self.meters[k] = Meter()`). An `__iadd__` that keeps the value as given
+    is still reported; a class with only `__add__` is treated as a tensor.
     Nor when the iteration leaves the total detached (`k = k + d; k = k.detach()`),
     when the list is what `torch.autograd.grad` differentiates against (MAML's
     fast weights), or when the name is the step's own loss, rebound and
