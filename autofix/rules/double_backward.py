@@ -164,6 +164,13 @@ class DoubleBackward(Rule):
     by a factory) whose every definition in the project computes its result
     under `torch.no_grad()` hands on its arguments' graphs only.
 
+    Nor a loss from a project module whose `forward` cuts what it is given:
+    `judge(real, fake)` where the forward first rebinds `fake = fake.detach()`,
+    or reads a dict argument only through detached entries
+    (`drawn["image"].detach()`, `frozen_copy(drawn["points"])` of a helper
+    returning `{k: v.detach() for k, v in points.items()}`); nor an argument
+    built from such a helper's detached copy at the call site.
+
     Nor two backward calls in arms whose tests contradict each other, so that
     no call runs both: `if per_group:` (each loss inside a loop) and `if not
     per_group:` (their sum after it), `x is None` / `x is not None`, `==` / `!=`
