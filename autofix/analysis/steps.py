@@ -784,6 +784,17 @@ class _GraphWalker:
         cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in cut_params}
         return _union(v.origins for a, v in zip(call.args, arg_values) if id(a.value) not in cut)
 
+    def _own_method(self, func: cst.Attribute) -> Optional[FunctionSummary]:
+        """The method of the walked method's own class (or a project base) that ``self.<name>(...)``
+        runs (``actor_loss, value_loss = self.loss(obs)``); None for any other call."""
+        if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        caller = self._walked_scope()[1]()
+        if caller is None or caller.class_name is None or not caller.params or caller.params[0] != "self":
+            return None
+        callee = self.context.model.callee(caller, f"self.{func.attr.value}")
+        return callee if isinstance(callee, FunctionSummary) and callee.class_name is not None else None
+
     def _module_forward(self, caller: FunctionSummary, spelled: str) -> Tuple[Optional[FunctionSummary], ModuleModel]:
         """The ``forward`` a call spelled ``spelled`` in ``caller`` runs, where it names an instance of a
         project module class with no ``__call__`` of its own (``policy(states)``, ``self.disc(x)``),
@@ -971,7 +982,7 @@ class _GraphWalker:
                 # ``model.discriminator_loss(z)`` of a library's object: whether it hands back ``z``'s
                 # graph or a detached copy is not visible, so that graph is assumed, not proven.
                 self.assumed.update(a.value for a, v in zip(call.args, arg_values) if v.origins)
-            separate = self._separate_elements(call, arg_values, args)
+            separate = self._separate_elements(call, arg_values, args, self._own_method(func))
             if separate is not None:
                 return separate
             # model.encode(x), self.backbone(x): a forward pass through parameters.

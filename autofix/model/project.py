@@ -1029,7 +1029,7 @@ class ModuleModel:
         if len(function.returned_element_sources) != 1:
             return None
         (elements,) = function.returned_element_sources.values()
-        known = tuple(e for e in elements if e is not None)
+        known = tuple(frozenset(s for s in e if not self._record_type(s)) for e in elements if e is not None)
         if len(known) != len(elements):
             return None
         if function.class_name is None or not function.params:
@@ -1048,6 +1048,18 @@ class ModuleModel:
                     for element in known
                 )
         return known
+
+    def _record_type(self, source: str) -> bool:
+        """``source`` (a global called, as :func:`returned_element_sources` spells it) is a record
+        type of this file: ``State = namedtuple("State", ...)`` or a ``typing.NamedTuple`` class.
+        Building one runs no module; its fields keep what the arguments read."""
+        if "." in source or RUN_MARK in source:
+            return False
+        body = self.summary.functions.get(MODULE_BODY)
+        if body is not None and body.local_constructors.get(source) in _RECORD_FACTORIES:
+            return True
+        found = self.resolve(source)
+        return isinstance(found, ClassSummary) and "typing.NamedTuple" in found.bases
 
     def forward_readable(self, caller: FunctionSummary, spelled: str) -> bool:
         """What a call spelled ``spelled`` inside ``caller`` runs is code the model knows: a function
@@ -1414,6 +1426,8 @@ class ModuleModel:
 
 #: ``torch.nn`` classes that run the forward of whatever module they were handed
 _MODULE_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})
+#: calls that make a record type (a tuple with named fields)
+_RECORD_FACTORIES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
 
 
 @functools.lru_cache(maxsize=4096)
