@@ -43,6 +43,7 @@ from autofix.analysis.training import (
 )
 from autofix.model.frameworks import LIGHTNING_STEP, Framework, LoopContract
 from autofix.model.returned import sources_share
+from autofix.model.project import ModuleModel
 from autofix.model.summaries import MODULE_BODY, ClassSummary, FunctionSummary, Kind, may_hold_graph
 from autofix.model.vocabulary import (
     CUT_ATTRIBUTES,
@@ -768,11 +769,43 @@ class _GraphWalker:
         ``slice_segments(y, ids)`` slicing ``y`` at the offsets ``ids``)."""
         spelled = dotted_name(call.func)
         caller = self._walked_scope()[1]() if spelled is not None and args else None
-        callee = self.context.model.callee(caller, spelled) if caller is not None and spelled is not None else None
-        if not isinstance(callee, FunctionSummary) or not callee.cut_params or any(a.star for a in call.args):
+        if caller is None or spelled is None or any(a.star for a in call.args):
             return args
-        cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in callee.cut_params}
+        model = self.context.model
+        callee = model.callee(caller, spelled)
+        if not isinstance(callee, FunctionSummary):
+            # ``disc_full(x, fake)``, ``self.disc(x, fake)``: the ``forward`` of a project module.
+            callee = self._module_forward(caller, spelled)[0]
+        if callee is None:
+            return args
+        cut_params = model.cut_params(callee)
+        if not cut_params:
+            return args
+        cut = {id(arg) for param, arg in bind_arguments(callee, call) if param in cut_params}
         return _union(v.origins for a, v in zip(call.args, arg_values) if id(a.value) not in cut)
+
+    def _own_method(self, func: cst.Attribute) -> Optional[FunctionSummary]:
+        """The method of the walked method's own class (or a project base) that ``self.<name>(...)``
+        runs (``actor_loss, value_loss = self.loss(obs)``); None for any other call."""
+        if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        caller = self._walked_scope()[1]()
+        if caller is None or caller.class_name is None or not caller.params or caller.params[0] != "self":
+            return None
+        callee = self.context.model.callee(caller, f"self.{func.attr.value}")
+        return callee if isinstance(callee, FunctionSummary) and callee.class_name is not None else None
+
+    def _module_forward(self, caller: FunctionSummary, spelled: str) -> Tuple[Optional[FunctionSummary], ModuleModel]:
+        """The ``forward`` a call spelled ``spelled`` in ``caller`` runs, where it names an instance of a
+        project module class with no ``__call__`` of its own (``policy(states)``, ``self.disc(x)``),
+        and the model of the file defining it."""
+        model = self.context.model
+        cls = model.instance_class(caller, spelled)
+        if cls is None and "." not in spelled:
+            cls = model.parameter_class(caller, spelled)
+        if cls is None or not model.is_module_class(cls) or model.method(cls, "__call__") is not None:
+            return None, model
+        return model.method(cls, "forward"), model.class_model(cls)
 
     def _graphless_elements(self, func: cst.BaseExpression) -> Optional[Tuple[bool, ...]]:
         """For a method of the project that returns tuples of one length only, which elements hold
@@ -837,13 +870,7 @@ class _GraphWalker:
             caller = self._walked_scope()[1]()
             if caller is None:
                 return None
-            cls = model.instance_class(caller, spelled)
-            if cls is None and "." not in spelled:
-                cls = model.parameter_class(caller, spelled)
-            if cls is None or not model.is_module_class(cls) or model.method(cls, "__call__") is not None:
-                return None
-            helper = model.method(cls, "forward")
-            home = model.class_model(cls)
+            helper, home = self._module_forward(caller, spelled)
         if helper is None:
             return None
         elements = home.returned_element_graphs(helper)
@@ -955,7 +982,7 @@ class _GraphWalker:
                 # ``model.discriminator_loss(z)`` of a library's object: whether it hands back ``z``'s
                 # graph or a detached copy is not visible, so that graph is assumed, not proven.
                 self.assumed.update(a.value for a, v in zip(call.args, arg_values) if v.origins)
-            separate = self._separate_elements(call, arg_values, args)
+            separate = self._separate_elements(call, arg_values, args, self._own_method(func))
             if separate is not None:
                 return separate
             # model.encode(x), self.backbone(x): a forward pass through parameters.
@@ -984,6 +1011,10 @@ class _GraphWalker:
                 fields = tuple((a.keyword.value, v) for a, v in zip(call.args, arg_values) if a.keyword is not None)
                 return _Value(args | self._new_origin(call, arg_values), fields=fields)
             helper = self.context.model.resolve_function(func.value)
+            if helper is not None and helper.detached_copy:
+                # ``detach_kp(kp)`` returning ``{k: v.detach() for k, v in kp.items()}``: a detached
+                # copy, no graph of the argument's and no forward pass.
+                return _Value()
             if helper is not None and not any(may_hold_graph(s) for s in self.context.model.returned_shapes(helper)):
                 # ``adv, ref = calc_adv_ref(traj, net, states)``: it runs the network but hands back
                 # numbers or fresh tensors (``torch.FloatTensor(list(...))``): no graph comes out.

@@ -932,7 +932,7 @@ class ModuleModel:
     def _cut_params(self, function: FunctionSummary, visiting: Set[int]) -> FrozenSet[str]:
         own = frozenset(function.cut_params)
         key = id(function)
-        if not function.handed_on:
+        if not function.handed_on and not function.cut_if_handed:
             return own
         if key in self._cut_memo:
             return self._cut_memo[key]
@@ -942,24 +942,34 @@ class ModuleModel:
         visiting.add(key)
         found = set(own)
         for param, (spelled, position) in function.handed_on.items():
-            target = home.callee(function, spelled)
-            if isinstance(target, ClassSummary):
-                held = home._class_model(target)
-                if not held.is_module_class(target) or held.method(target, "__call__") is not None:
-                    continue
-                target = held.method(target, "forward")
-            if not isinstance(target, FunctionSummary):
-                continue
-            if target.detached_copy:
+            if home._cuts_argument(function, spelled, position, visiting):
                 found.add(param)
-                continue
-            bound = _plain_param(target, position)
-            model = home._home(target)
-            if bound is not None and model is not None and bound in model._cut_params(target, visiting):
+        for param, calls in function.cut_if_handed.items():
+            if all(home._cuts_argument(function, spelled, position, visiting) for spelled, position in calls):
                 found.add(param)
         visiting.discard(key)
         result = self._cut_memo[key] = frozenset(found)
         return result
+
+    def _cuts_argument(self, function: FunctionSummary, spelled: str, position: Union[int, str], visiting: Set[int]) -> bool:
+        """The call spelled ``spelled`` in ``function`` builds nothing from its argument at
+        ``position``: a project function, or the ``forward`` of a project module (with no
+        ``__call__`` of its own), handing back a detached copy or cutting the parameter it binds."""
+        target = self.callee(function, spelled)
+        if isinstance(target, ClassSummary):
+            if "." not in spelled and self.resolve(spelled) is target:
+                return False  # ``Net(x)`` builds a module: ``__init__`` takes the argument, not ``forward``
+            held = self._class_model(target)
+            if not held.is_module_class(target) or held.method(target, "__call__") is not None:
+                return False
+            target = held.method(target, "forward")
+        if not isinstance(target, FunctionSummary):
+            return False
+        if target.detached_copy:
+            return True
+        bound = _plain_param(target, position)
+        model = self._home(target)
+        return bound is not None and model is not None and bound in model._cut_params(target, visiting)
 
     def carried_state(self, cls: ClassSummary) -> Dict[str, Tuple[str, ...]]:
         """State a module instance of ``cls`` carries from one call into the next.
@@ -1062,7 +1072,7 @@ class ModuleModel:
         if len(function.returned_element_sources) != 1:
             return None
         (elements,) = function.returned_element_sources.values()
-        known = tuple(e for e in elements if e is not None)
+        known = tuple(frozenset(s for s in e if not self._record_type(s)) for e in elements if e is not None)
         if len(known) != len(elements):
             return None
         if function.class_name is None or not function.params:
@@ -1081,6 +1091,18 @@ class ModuleModel:
                     for element in known
                 )
         return known
+
+    def _record_type(self, source: str) -> bool:
+        """``source`` (a global called, as :func:`returned_element_sources` spells it) is a record
+        type of this file: ``State = namedtuple("State", ...)`` or a ``typing.NamedTuple`` class.
+        Building one runs no module; its fields keep what the arguments read."""
+        if "." in source or RUN_MARK in source:
+            return False
+        body = self.summary.functions.get(MODULE_BODY)
+        if body is not None and body.local_constructors.get(source) in _RECORD_FACTORIES:
+            return True
+        found = self.resolve(source)
+        return isinstance(found, ClassSummary) and "typing.NamedTuple" in found.bases
 
     def forward_readable(self, caller: FunctionSummary, spelled: str) -> bool:
         """What a call spelled ``spelled`` inside ``caller`` runs is code the model knows: a function
@@ -1447,6 +1469,8 @@ class ModuleModel:
 
 #: ``torch.nn`` classes that run the forward of whatever module they were handed
 _MODULE_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})
+#: calls that make a record type (a tuple with named fields)
+_RECORD_FACTORIES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
 
 
 @functools.lru_cache(maxsize=4096)

@@ -381,6 +381,11 @@ class FunctionSummary:
     #: in :attr:`calls` and the argument's position among the positional ones or its keyword.
     #: Plain parameters only (not positional-only, keyword-only, ``*args`` or ``**kwargs``)
     handed_on: Dict[str, Tuple[str, Union[int, str]]] = field(default_factory=dict)
+    #: params not in :attr:`cut_params` whose every other read is the argument of a call, as given
+    #: or an entry of it (``kp = detach_kp(generated["kp"])``): param → those calls, spelled as in
+    #: :attr:`calls`, with the argument's position or keyword. Cut when each callee cuts what it
+    #: binds or hands back a detached copy (:meth:`ModuleModel.cut_params`)
+    cut_if_handed: Dict[str, List[Tuple[str, Union[int, str]]]] = field(default_factory=dict)
     #: params whose graph may outlive the call: returned, yielded, stored on an object or in a
     #: container, or handed to a call that may keep it (not ``torch`` functions, not logging)
     kept_params: Set[str] = field(default_factory=set)
@@ -960,6 +965,8 @@ def _children(node: ast.AST) -> List[ast.AST]:
 
 
 _DETACHED_COPY_CALLS = frozenset({"isinstance", "type", "len", "tuple", "list", "torch.is_tensor"})
+#: a dict's views, walked by a detached copy (``{k: v.detach() for k, v in kp.items()}``)
+_DICT_VIEWS = frozenset({"items", "keys", "values"})
 
 
 def _detached_copy(function: FunctionNode, self_name: Optional[str]) -> bool:
@@ -980,6 +987,9 @@ def _detached_copy(function: FunctionNode, self_name: Optional[str]) -> bool:
             return all(not isinstance(e, ast.Starred) and detached(e) for e in value.elts)
         if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
             return detached(value.elt)
+        if isinstance(value, ast.DictComp):
+            # ``{k: v.detach() for k, v in kp.items()}``: the keys as they were, each entry detached.
+            return isinstance(value.key, (ast.Name, ast.Constant)) and detached(value.value)
         if not isinstance(value, ast.Call):
             return False
         func = value.func
@@ -1006,6 +1016,7 @@ def _detached_copy(function: FunctionNode, self_name: Optional[str]) -> bool:
             if not (
                 dotted(func) in _DETACHED_COPY_CALLS or recursive(func)
                 or (isinstance(func, ast.Attribute) and func.attr == "detach")
+                or (isinstance(func, ast.Attribute) and func.attr in _DICT_VIEWS and not node.args and not node.keywords)
             ):
                 return False
         elif isinstance(node, ast.Return) and not detached(node.value):
@@ -1351,8 +1362,10 @@ class _FunctionReader:
         tensor_returns: Set[int] = set()
         # For cut_params: every read of each parameter, and the reads that are detached or converted.
         params = set(self.summary.params) - {self.self_name}
+        plain_params = set(params)
         cut_reads: Set[int] = set()
         param_reads: Dict[str, List[int]] = {}
+        handed_reads: Dict[int, Tuple[str, Union[int, str]]] = {}
         for node in _own_nodes(self.node):
             if params:
                 node_type = type(node)
@@ -1360,11 +1373,17 @@ class _FunctionReader:
                     if node.id in params:  # type: ignore[attr-defined]
                         param_reads.setdefault(node.id, []).append(id(node))  # type: ignore[attr-defined]
                 elif node_type is ast.Attribute:
-                    if node.attr in _CUTTING_READS and type(node.value) is ast.Name:  # type: ignore[attr-defined]
-                        cut_reads.add(id(node.value))  # type: ignore[attr-defined]
+                    if node.attr in _CUTTING_READS:  # type: ignore[attr-defined]
+                        read = node.value  # type: ignore[attr-defined]
+                        while type(read) is ast.Subscript:
+                            read = read.value  # ``generated["kp"]["value"].detach()``: an entry, detached
+                        if type(read) is ast.Name:
+                            cut_reads.add(id(read))
                 elif node_type is ast.Compare:
                     if _is_none_test(node):  # type: ignore[arg-type]
                         cut_reads.add(id(node.left))  # type: ignore[attr-defined]
+                elif node_type is ast.Call:
+                    self._note_handed_read(node, params, handed_reads)  # type: ignore[arg-type]
                 elif node_type in _SCOPE_KINDS:
                     params = set()  # a nested def or lambda may read them uncut: nothing is known
                 elif node_type is ast.Assign or node_type is ast.AugAssign or node_type is ast.AnnAssign or node_type is ast.For:
@@ -1504,7 +1523,58 @@ class _FunctionReader:
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
+        self.summary.cut_params |= self._rebound_detached(plain_params, cut_reads)
+        for param in params - self.summary.cut_params:
+            reads = param_reads.get(param, [])
+            handed = [handed_reads[i] for i in reads if i not in cut_reads and i in handed_reads]
+            if handed and all(i in cut_reads or i in handed_reads for i in reads):
+                self.summary.cut_if_handed[param] = handed
         return self.summary
+
+    def _note_handed_read(
+        self, call: ast.Call, params: Set[str], handed_reads: Dict[int, Tuple[str, Union[int, str]]]
+    ) -> None:
+        """Record the reads of ``params`` that ``call`` is given as an argument, as they are or an
+        entry of them (``detach_kp(generated["kp"])``), for :attr:`FunctionSummary.cut_if_handed`."""
+        spelled = self._spelled_callee(call.func)
+        if spelled is None:
+            return
+        given: List[Tuple[Union[int, str], ast.expr]] = []
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            given.append((index, arg))
+        given.extend((kw.arg, kw.value) for kw in call.keywords if kw.arg is not None)
+        for position, value in given:
+            while isinstance(value, ast.Subscript):
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in params:
+                handed_reads[id(value)] = (spelled, position)
+
+    def _rebound_detached(self, params: Set[str], cut_reads: Set[int]) -> Set[str]:
+        """The parameters whose argument the body first rebinds detached (``fake = fake.detach()``
+        in a discriminator's ``forward``): a statement of the body itself (not under an ``if``, a
+        loop or a ``with``) runs before every later one; where the first to name the parameter is
+        an assignment storing it whose every read of it is detached or converted, no later read
+        sees the argument's graph."""
+        found: Set[str] = set()
+        named: Set[str] = set()
+        for statement in self.node.body:
+            if not params - named:
+                break
+            names = [n for n in ast.walk(statement) if isinstance(n, ast.Name) and n.id in params]
+            first = {n.id for n in names} - named
+            named |= first
+            if not first or not isinstance(statement, ast.Assign):
+                continue
+            stored = {
+                n.id for target in statement.targets for n in ast.walk(target)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            for param in first & stored:
+                if all(id(n) in cut_reads for n in names if n.id == param and isinstance(n.ctx, ast.Load)):
+                    found.add(param)
+        return found
 
     def _grad_hand_over(self, loop: Union[ast.For, ast.AsyncFor]) -> Optional[GradHandOver]:
         """:class:`GradHandOver` when ``loop`` is ``for a, b in zip(x.parameters(), y.parameters())``
@@ -2102,6 +2172,15 @@ class _FunctionReader:
                 self.optimizers.update(e.id for e in target.elts if isinstance(e, ast.Name))
 
     def _note_constructor(self, value: ast.expr, targets: List[ast.expr]) -> None:
+        for target in targets:
+            if (
+                isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+                and len(target.elts) == len(value.elts)
+                and not any(isinstance(part, ast.Starred) for part in [*target.elts, *value.elts])
+            ):
+                # ``gen_full, disc_full = GenFull(g, d), DiscFull(g, d)``: each name its own element.
+                for sub_target, sub_value in zip(target.elts, value.elts):
+                    self._note_constructor(sub_value, [sub_target])
         # ``Net(...).to(device)``: the module methods that hand the object back keep its class.
         while (
             isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)

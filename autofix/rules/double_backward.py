@@ -162,7 +162,18 @@ class DoubleBackward(Rule):
     one run into the next or one element reads what it holds. A method called
     on an object of unknown class (`self.model.norm_obs(obs)` of a model built
     by a factory) whose every definition in the project computes its result
-    under `torch.no_grad()` hands on its arguments' graphs only.
+    under `torch.no_grad()` hands on its arguments' graphs only. A method of
+    the walked class (`actor_loss, value_loss = self.losses(obs)`) is read the
+    same way: runs of two submodules of one container (`self.m.policy(obs)`,
+    `self.m.value(v)`) are two forward passes, and building a namedtuple record
+    runs no module.
+
+    Nor a loss from a project module whose `forward` cuts what it is given:
+    `judge(real, fake)` where the forward first rebinds `fake = fake.detach()`,
+    or reads a dict argument only through detached entries
+    (`drawn["image"].detach()`, `frozen_copy(drawn["points"])` of a helper
+    returning `{k: v.detach() for k, v in points.items()}`); nor an argument
+    built from such a helper's detached copy at the call site.
 
     Nor two backward calls in arms whose tests contradict each other, so that
     no call runs both: `if per_group:` (each loss inside a loop) and `if not
