@@ -7,7 +7,11 @@ import sys
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "af101_vendored"))
+# The vendored folder sits next to this script (or next to the folder a runner put on sys.path).
+for base in [os.path.dirname(os.path.abspath(__file__)), *sys.path]:
+    if os.path.isdir(os.path.join(base, "af101_vendored")):
+        sys.path.insert(0, os.path.join(base, "af101_vendored"))
+        break
 from mask_tools import as_weights  # noqa: E402
 
 torch.manual_seed(8)
