@@ -139,7 +139,13 @@ class CarriedState(Rule):
     method only hands on (`for cell in self.cells: cell.detach_hidden()`) in
     a file that trains nothing: re-creating it is then its caller's part, and
     a training loop that calls the module and never does is reported where
-    the model can follow the module to that state. State a
+    the model can follow the module to that state. A function whose every
+    `backward()` runs outside its own loops is one step of its caller's loop
+    (`def update(self, episode): self.q.hidden = None; ...; loss.backward()`):
+    a reset there, assigning the state a value with no graph through the
+    instance or calling a method of the module that re-creates it, starts
+    every step afresh, and the forwards it chains before its one backward are
+    full back-propagation through time, not a bug. State a
     forward keeps only on calls that opt in with a flag off by default, and
     reads nowhere else (`if use_cache: self.cache_k = torch.cat([self.cache_k,
     k])`, a cache text generation fills under `no_grad`), is not: a training
@@ -572,7 +578,8 @@ class CarriedState(Rule):
     def _state_is_reset(self, flows: List[GraphFlow], facts: ModuleFacts, cls: Optional[str], attr: str) -> bool:
         """The state is re-created where the training loop runs: a method of the class that assigns it
         (``reset_state()``, ``init_hidden()``), or the attribute assigned from outside, called in a loop
-        that runs backward(); or such a reset exists but its caller is not in this file."""
+        that runs backward() or in a step function whose backward() runs outside its own loops;
+        or such a reset exists but its caller is not in this file."""
         model = self.context.model
         summary = model.cls(cls) if cls is not None else None
         resetters = {
@@ -583,6 +590,14 @@ class CarriedState(Rule):
         }
         training_loops = [
             loop for f in flows for b in f.backwards.values() for loop in f.loops_of(b.loops)[-1:]
+        ]
+        # A function whose every backward() runs outside its own loops is one step of its caller's
+        # loop (``def train(self, batch): ...; loss.backward()``): each call runs its code once, so a
+        # reset in it re-creates the state once per backward, as a reset in a training loop does.
+        training_steps = [
+            f.scope for f in flows
+            if isinstance(f.scope, cst.FunctionDef) and f.backwards
+            and not any(f.loops_of(b.loops) for b in f.backwards.values())
         ]
         module = self.context.module
 
@@ -608,7 +623,11 @@ class CarriedState(Rule):
         ]
         while True:
             sites = [node for node in candidates if resets(node, names)]
-            handing = {site: None if training_loops else _hands_on_reset(module, site) for site in sites}
+            handing = {
+                site: None if training_loops or any(_encloses(step, site) for step in training_steps)
+                else _hands_on_reset(module, site)
+                for site in sites
+            }
             more = {method for method in handing.values() if method is not None} - names
             if not more:
                 break
@@ -622,6 +641,8 @@ class CarriedState(Rule):
                 if any(_encloses(loop, node) for loop in training_loops):
                     return True
                 cleared = not isinstance(node, cst.Assign) or _fresh_value(node.value)
+                if cleared and any(_encloses(step, node) for step in training_steps):
+                    return True
                 if cleared and _reset_per_call(self.context.module, node):
                     # A module's forward re-creates it on every call, or on the calls its caller
                     # chooses by argument (``use_cache=False``): a per-call cache, not carried state.
