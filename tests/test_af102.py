@@ -802,10 +802,13 @@ def test_module_state_in_a_model_file_whose_loop_is_in_another_file(tmp_path):
     from autofix.api import check_file
 
     root = _project(tmp_path, {"pyproject.toml": "", "models/__init__.py": "", "models/rnn.py": _RNN_MODEL, "train.py": _TRAIN})
-    options = Options(select=("AF102",), fix=True)
+    options = Options(select=("AF102",), fix=True, unsafe_fixes=True)
     model_file = check_file(str(root / "models/rnn.py"), options)
     (finding,) = model_file.findings
     assert finding.line == 13 and "not in this file" in finding.message and finding.fix is not None
+    # The loop out of sight may re-create the state before each sequence and back-propagate once
+    # (full BPTT, which runs): the detach would then change its gradients, so the fix is unsafe.
+    assert finding.fix.applicability.value == "unsafe"
     assert b"self.hidden = self.hidden.detach()" in model_file.fixed  # a GRU's h_n is one tensor
     assert b"if self.hidden is not None:" in model_file.fixed
     # The loop's file carries nothing itself: the state lives on the module.
@@ -817,7 +820,7 @@ def test_module_state_with_a_project_base_class_and_a_tuple_state(tmp_path):
 
     base = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n"
     root = _project(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/base.py": base, "pkg/tagger.py": _LSTM_MODEL})
-    result = check_file(str(root / "pkg/tagger.py"), Options(select=("AF102",), fix=True))
+    result = check_file(str(root / "pkg/tagger.py"), Options(select=("AF102",), fix=True, unsafe_fixes=True))
     (finding,) = result.findings
     assert "`self.state`" in finding.message
     assert b"self.state = tuple(t.detach() for t in self.state)" in result.fixed

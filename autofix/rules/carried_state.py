@@ -139,7 +139,13 @@ class CarriedState(Rule):
     method only hands on (`for cell in self.cells: cell.detach_hidden()`) in
     a file that trains nothing: re-creating it is then its caller's part, and
     a training loop that calls the module and never does is reported where
-    the model can follow the module to that state. State a
+    the model can follow the module to that state. A function whose every
+    `backward()` runs outside its own loops is one step of its caller's loop
+    (`def update(self, episode): self.q.hidden = None; ...; loss.backward()`):
+    a reset there, assigning the state a value with no graph through the
+    instance or calling a method of the module that re-creates it, starts
+    every step afresh, and the forwards it chains before its one backward are
+    full back-propagation through time, not a bug. State a
     forward keeps only on calls that opt in with a flag off by default, and
     reads nowhere else (`if use_cache: self.cache_k = torch.cat([self.cache_k,
     k])`, a cache text generation fills under `no_grad`), is not: a training
@@ -209,7 +215,12 @@ class CarriedState(Rule):
     truncated back-propagation through time — the usual intent. The first
     iteration's gradients are unchanged; the original fails from the second.
     When a `backward(..., retain_graph=True)` in the loop keeps the original
-    running, the fix changes its gradients and is marked unsafe. Recognising
+    running, the fix changes its gradients and is marked unsafe. So is the
+    detach-in-forward fix of module state where the training loop is not in
+    the module's file, or where the file re-creates the state somewhere that
+    may run between training steps (a method with no backward of its own): a
+    caller that re-creates it before each sequence and back-propagates once
+    runs correctly, and the detach would truncate its gradients. Recognising
     models and detaching helpers is heuristic (construction from `torch.nn`,
     classes deriving from `*Module`, `.parameters()` called on a name;
     helpers count as detaching when their body detaches, or when their name
@@ -280,6 +291,15 @@ class CarriedState(Rule):
         "`{name}` carries the previous batch's graph into this training_step: {who}, so the next "
         "backward() reaches the freed graph; detach it as the step starts (truncated BPTT)"
     )
+    MAYBE_RESET_NOTE = (
+        " (unsafe fix: {where}; a caller that re-creates "
+        "`{name}` before each sequence and back-propagates once after it trains through the whole "
+        "sequence, which the detach would truncate)"
+    )
+    MAYBE_RESET_HERE = (
+        "code of this file, or the loop out of sight that calls its training step, may re-create it between steps"
+    )
+    MAYBE_RESET_ELSEWHERE = "the training loop is not in this file and may re-create it"
     ELSEWHERE_MESSAGE = (
         "`{name}` carries the previous call's graph into this forward: the module keeps it across calls, "
         "so when a training loop (not in this file) back-propagates each output, the next backward() "
@@ -466,7 +486,8 @@ class CarriedState(Rule):
             kept = end.get(name)
             if kept is None or kept.level < GRAPH or kept.graph_is_assumed or ("carry", forward, name) not in returned:
                 continue
-            if self._state_is_reset(flows, facts, flow.class_name, name[len("self."):]):
+            reset = self._reset_of_state(flows, facts, flow.class_name, name[len("self."):])
+            if reset == "reset":
                 continue
             first = carried.first_read[name]
             if _rewritten_before_read_when_set(forward, name, first):
@@ -489,7 +510,16 @@ class CarriedState(Rule):
                 message += f" (no fix: `{name}` is not known to be a tensor or a tuple of tensors; detach it in {forward.name.value})"
             else:
                 statements = _detach_statements([name], [kind], maybe_none, self._fresh_name())
-                fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
+                title = f"Detach `{name}` as forward starts"
+                if reset == "doubt" or elsewhere:
+                    # Where a caller may re-create the state before each sequence and back-propagate
+                    # once after it, the original runs (full BPTT) and the detach truncates it.
+                    message += self.MAYBE_RESET_NOTE.format(
+                        name=name, where=self.MAYBE_RESET_HERE if reset == "doubt" else self.MAYBE_RESET_ELSEWHERE
+                    )
+                    fix = Fix.unsafe(title, InsertBefore(anchor, tuple(statements)))
+                else:
+                    fix = Fix.safe(title, InsertBefore(anchor, tuple(statements)))
             self.report(first, message, fix=fix)
 
     def _report_kept_arguments(
@@ -519,7 +549,8 @@ class CarriedState(Rule):
                     continue
                 if not any(a.name == name and not a.graph_off for a in flow.assignments):
                     continue  # only rebuilt under ``torch.no_grad()``
-                if self._state_is_reset(flows, facts, flow.class_name, attr):
+                reset = self._reset_of_state(flows, facts, flow.class_name, attr)
+                if reset == "reset":
                     continue
                 first = carried.first_read[name]
                 if _rewritten_before_read_when_set(forward, name, first):
@@ -538,7 +569,12 @@ class CarriedState(Rule):
                     message += f" (no fix: `{name}` is not known to be a tensor; detach it in forward)"
                 else:
                     statements = _detach_statements([name], ["tensor"], maybe_none, self._fresh_name())
-                    fix = Fix.safe(f"Detach `{name}` as forward starts", InsertBefore(anchor, tuple(statements)))
+                    title = f"Detach `{name}` as forward starts"
+                    if reset == "doubt":
+                        message += self.MAYBE_RESET_NOTE.format(name=name, where=self.MAYBE_RESET_HERE)
+                        fix = Fix.unsafe(title, InsertBefore(anchor, tuple(statements)))
+                    else:
+                        fix = Fix.safe(title, InsertBefore(anchor, tuple(statements)))
                 self.report(first, message, fix=fix)
 
     def _graph_passed(
@@ -569,10 +605,15 @@ class CarriedState(Rule):
         held = model.attribute(cls, attr) if cls is not None else None
         return held is not None and bool(held.kinds & _NON_TENSOR_ATTRIBUTES)
 
-    def _state_is_reset(self, flows: List[GraphFlow], facts: ModuleFacts, cls: Optional[str], attr: str) -> bool:
-        """The state is re-created where the training loop runs: a method of the class that assigns it
-        (``reset_state()``, ``init_hidden()``), or the attribute assigned from outside, called in a loop
-        that runs backward(); or such a reset exists but its caller is not in this file."""
+    def _reset_of_state(self, flows: List[GraphFlow], facts: ModuleFacts, cls: Optional[str], attr: str) -> str:
+        """``reset`` where the state is re-created where the training loop runs: a method of the
+        class that assigns it (``reset_state()``, ``init_hidden()``), or the attribute assigned from
+        outside, called in a loop that runs backward() or in a step function whose backward() runs
+        outside its own loops; or such a reset exists but its caller is not in this file. ``doubt`` where the file re-creates the state at a
+        place that may run between two training steps (a method with no backward of its own, such
+        as an episode's start) and so may cut the chain the report is about: the original may run,
+        back-propagating through each whole sequence, and a detach in forward would truncate it;
+        ``none`` where nothing re-creates it but code that runs once around a whole training loop."""
         model = self.context.model
         summary = model.cls(cls) if cls is not None else None
         resetters = {
@@ -583,6 +624,14 @@ class CarriedState(Rule):
         }
         training_loops = [
             loop for f in flows for b in f.backwards.values() for loop in f.loops_of(b.loops)[-1:]
+        ]
+        # A function whose every backward() runs outside its own loops is one step of its caller's
+        # loop (``def train(self, batch): ...; loss.backward()``): each call runs its code once, so a
+        # reset in it re-creates the state once per backward, as a reset in a training loop does.
+        training_steps = [
+            f.scope for f in flows
+            if isinstance(f.scope, cst.FunctionDef) and f.backwards
+            and not any(f.loops_of(b.loops) for b in f.backwards.values())
         ]
         module = self.context.module
 
@@ -608,34 +657,48 @@ class CarriedState(Rule):
         ]
         while True:
             sites = [node for node in candidates if resets(node, names)]
-            handing = {site: None if training_loops else _hands_on_reset(module, site) for site in sites}
+            handing = {
+                site: None if training_loops or any(_encloses(step, site) for step in training_steps)
+                else _hands_on_reset(module, site)
+                for site in sites
+            }
             more = {method for method in handing.values() if method is not None} - names
             if not more:
                 break
             names |= more
-        found_reset = False
+        found_reset = doubt = False
         for node in candidates:
             if node in handing:
                 if handing[node] is not None:
                     continue  # judged by the calls of the method that hands it on
                 found_reset = True
                 if any(_encloses(loop, node) for loop in training_loops):
-                    return True
+                    return "reset"
                 cleared = not isinstance(node, cst.Assign) or _fresh_value(node.value)
+                if cleared and any(_encloses(step, node) for step in training_steps):
+                    return "reset"
                 if cleared and _reset_per_call(self.context.module, node):
                     # A module's forward re-creates it on every call, or on the calls its caller
                     # chooses by argument (``use_cache=False``): a per-call cache, not carried state.
-                    return True
+                    return "reset"
+                if cleared and not _around_training_loop(module, node, training_loops):
+                    doubt = True
             elif isinstance(node, cst.Assign) and _fresh_value(node.value) and any(
                 dotted_name(t.target) == f"self.{attr}" for t in node.targets
             ):
                 # ``else: self.state = None`` in the forward itself, on the calls whose arguments
                 # ask for no cache: the caller decides whether the state is kept.
                 if _reset_per_call(self.context.module, node):
-                    return True
+                    return "reset"
         # A reset method nobody in this file calls, or calls only from a method handing it on to
         # its own caller: that caller (another file) decides; stay silent.
-        return bool(resetters) and not found_reset
+        if resetters and not found_reset:
+            return "reset"
+        if training_steps and not training_loops:
+            # Only step functions back-propagate here: the loop calling them is out of sight, and
+            # it may re-create the state before each call.
+            doubt = True
+        return "doubt" if doubt else "none"
 
     def _carried_states(self, flow: GraphFlow) -> Dict[cst.CSTNode, List[str]]:
         found: Dict[Tuple[cst.CSTNode, str], bool] = {}
@@ -990,6 +1053,23 @@ def _reset_per_call(module: cst.Module, node: cst.CSTNode) -> bool:
             if any(isinstance(n, (cst.Name, cst.Attribute)) and (dotted_name(n) or "").startswith("self.") for n in loops.walk(test)):
                 return False  # ``if self.state is None:`` resets once, then the state is kept
     return True
+
+
+def _around_training_loop(module: cst.Module, site: cst.CSTNode, training_loops: Sequence[cst.CSTNode]) -> bool:
+    """``site`` sits in the function (or module) that holds a training loop, outside that loop: it
+    runs once before or after the whole loop, never between two of its backward() calls."""
+    path = _path_to(module, site)
+    scopes = [n for n in path[:-1] if isinstance(n, (cst.Module, cst.FunctionDef))]
+    if not scopes:
+        return False
+    scope = scopes[-1]
+    for loop in training_loops:
+        if not _encloses(scope, loop) or _encloses(loop, site):
+            continue
+        inner = _path_to(scope, loop)
+        if not any(isinstance(n, (cst.FunctionDef, cst.Lambda)) for n in inner[1:-1]):
+            return True
+    return False
 
 
 def _hands_on_reset(module: cst.Module, site: cst.CSTNode) -> Optional[str]:

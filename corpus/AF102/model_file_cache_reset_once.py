@@ -1,5 +1,5 @@
 # AF102: a model file on its own: forward builds its running state only the first time (when it is still None) and afterwards keeps reading and replacing it on every call. The training loop lives in another file; each backward() frees the graph the kept state points into.
-# autofix-test: verdict=inconclusive
+# autofix-test: verdict=inconclusive unsafe-fixes
 import torch
 import torch.nn as nn
 

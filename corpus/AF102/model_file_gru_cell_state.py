@@ -1,5 +1,5 @@
 # AF102: a model file on its own: forward reads the recurrent state kept on the module and stores the new one, computed by the GRU cell, for the next call. The training loop lives in another file; each of its backward() calls frees the graph the state still points into.
-# autofix-test: verdict=inconclusive
+# autofix-test: verdict=inconclusive unsafe-fixes
 import torch
 import torch.nn as nn
 

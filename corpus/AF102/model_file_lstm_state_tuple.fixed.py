@@ -1,5 +1,5 @@
 # AF102: a model file on its own: the LSTM's (h, c) pair is kept on the module between forward calls, starting as None; the loop that trains it is elsewhere, so the pair is detached entry by entry once it exists.
-# autofix-test: verdict=inconclusive
+# autofix-test: verdict=inconclusive unsafe-fixes
 import torch
 import torch.nn as nn
 
