@@ -444,6 +444,7 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                         facts.class_attr_kind[(cls.name.value, name[5:])] = kind[3:]
 
     renamed: List[Tuple[List[cst.BaseExpression], List[str]]] = []
+    conflicting: Set[str] = set()
     for node in _walk(module):
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets: List[cst.BaseExpression] = (
@@ -470,8 +471,14 @@ def _collect_module_facts(context: RuleContext) -> ModuleFacts:
                     facts.leaves.add(target_name)
                 else:
                     facts.modules.add(target_name)
-                    if kind.startswith("nn."):
-                        facts.nn_kind[target_name] = kind[3:]
+                    if kind.startswith("nn.") and target_name not in conflicting:
+                        if facts.nn_kind.get(target_name, kind[3:]) != kind[3:]:
+                            # ``self.rnn`` an LSTM in one class and a GRU in another: no one kind for the name
+                            # (a class's own attribute kinds are in ``class_attr_kind``).
+                            conflicting.add(target_name)
+                            del facts.nn_kind[target_name]
+                        else:
+                            facts.nn_kind[target_name] = kind[3:]
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             receiver = dotted_name(node.func.value)
             method = node.func.attr.value
