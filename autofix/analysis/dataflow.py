@@ -2181,13 +2181,15 @@ class GraphFlow:
         if caller is None:
             return None
         spelled = dotted_name(func)
+        element: Optional[str] = None
         if spelled is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript):
             owner = dotted_name(func.value.value)
             spelled = f"{owner}[].{func.attr.value}" if owner is not None else None
+            element = self._element_at(func.value, caller)
         if spelled is None:
             return None
         model = self.context.model
-        found = model.callee(caller, spelled)
+        found = model.callee(caller, spelled, element)
         if isinstance(found, FunctionSummary):
             return found
         # An object of a project class that is called (``self.loss_fn(pred, y)``): its ``__call__``;
@@ -2196,6 +2198,16 @@ class GraphFlow:
         if instance is not None and not model.is_module_class(instance):
             return model.method(instance, "__call__")
         return None
+
+    def _element_at(self, receiver: cst.Subscript, caller: FunctionSummary) -> Optional[str]:
+        """The constructor of the elements of the local container ``receiver`` indexes, where it is
+        filled by key with instances of one class (:attr:`FunctionSummary.element_receivers`)."""
+        if not caller.element_receivers:
+            return None
+        position = self.context.get(PositionProvider, receiver)
+        if position is None:
+            return None
+        return caller.element_receivers.get((position.start.line, position.start.column))
 
     def _class_known(self, receiver: str) -> bool:
         """The model can tell the class of the object ``receiver`` names (``self`` in a method, an

@@ -57,6 +57,7 @@ from autofix.model.vocabulary import (
     GRAD_DISABLING_CONTEXTS,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
+from autofix.model.containers import element_receivers
 from autofix.model.self_state import carried_attributes, opt_in_branches
 from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import (
@@ -401,6 +402,10 @@ class FunctionSummary:
     #: local name → the qualified constructor of its elements (``meters = {k: AverageMeter() for k in …}``,
     #: ``defaultdict(AverageMeter)``, ``[Meter() for _ in …]``)
     element_constructors: Dict[str, str] = field(default_factory=dict)
+    #: position of a receiver ``d[k]`` of ``d[k].update(v)`` → the qualified constructor of every element
+    #: of the local container ``d`` there, filled by key (``d = {}`` … ``d[k] = AverageMeter()``; see
+    #: :func:`~autofix.model.containers.element_receivers`)
+    element_receivers: Dict[Tuple[int, int], str] = field(default_factory=dict)
     #: line spans ``(first, last)`` of ``with <accelerator>.accumulate(...):`` blocks, where an
     #: optimizer prepared by accelerate steps and zero_grads only on the syncing micro-batch
     sync_gated: List[Tuple[int, int]] = field(default_factory=list)
@@ -1501,6 +1506,9 @@ class _FunctionReader:
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in GRAPHLESS_KINDS, self.summary.opt_in_branches
             )
+        self.summary.element_receivers = element_receivers(
+            self.node, set(self.summary.params), self.module.qualify, self._element_constructor
+        )
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}

@@ -57,6 +57,16 @@ class GraphAccumulation(Rule):
     iteration, and the inner loop's `backward()` went through each value added
     (discriminators updated one by one inside the generator's step), so the
     total holds one step's graphs, their saved tensors already freed.
+
+    A meter reached through a local dict is a project object like a named one
+    (`meters[k].update(loss)` runs `Meter.update`) also when the dict starts
+    empty (`meters = {}` each epoch) and the loop fills it by key
+    (`if k not in meters: meters[k] = Meter()`): every way to the call binds
+    the name to that fresh dict, nothing but `Meter()` is ever stored into it
+    by key, and it is not filled another way (`meters.update(d)`), handed to a
+    call or aliased before the call. Rebinding the name to numbers after the
+    loop does not hide it. A class reached by a star import
+    (`from util.misc import *`) counts as its module's.
     Nor on a numpy array (`np.zeros(n)`, `np.empty_like(x)`, not `dtype=object`):
     storing a loss into it by index stores a number; and a numpy function's
     result (`np.mean(losses)`) is never a tensor, so no fix ever detaches it.
