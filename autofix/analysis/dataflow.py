@@ -1533,16 +1533,21 @@ class GraphFlow:
         """``y, self.running_mean = batch_norm(x, gamma, self.running_mean)`` of a project function
         whose element in that position reads only some of its parameters where gradients flow
         (:attr:`FunctionSummary.returned_param_sources`): that name carries the graphs of the
-        arguments for those parameters, not of all of them."""
+        arguments for those parameters, not of all of them. A method's receiver is none of them:
+        an element of ``log, out = self.step(x, y)`` whose ``step`` runs ``self(x)`` carries the
+        graph of the module's own forward."""
         if callee is None or self.context.model.runs_backward(callee):
             return parts
         positions = callee.returned_param_sources.get(len(parts))
         if positions is None:
             return parts
         arguments = dict(bind_arguments(callee, call))
+        # Not the receiver of a method: ``out = self(x)`` (a run of the module itself), ``helper(self)``
+        # read the object, whose parameters no argument of the call stands for.
+        given = set(_call_params(callee))
         out = list(parts)
         for index, sources in enumerate(positions):
-            if sources is None or not sources <= set(callee.params) or callee.var_keyword in sources:
+            if sources is None or not sources <= given or callee.var_keyword in sources:
                 continue
             value = self._arguments_value(arguments, sources, state)
             out[index] = Val(GRAPH if value.level else CLEAN_LEVEL, value.labels, parts[index].kinds)
