@@ -1540,16 +1540,21 @@ class GraphFlow:
         """``y, self.running_mean = batch_norm(x, gamma, self.running_mean)`` of a project function
         whose element in that position reads only some of its parameters where gradients flow
         (:attr:`FunctionSummary.returned_param_sources`): that name carries the graphs of the
-        arguments for those parameters, not of all of them."""
+        arguments for those parameters, not of all of them. A method's receiver is none of them:
+        an element of ``log, out = self.step(x, y)`` whose ``step`` runs ``self(x)`` carries the
+        graph of the module's own forward."""
         if callee is None or self.context.model.runs_backward(callee):
             return parts
         positions = callee.returned_param_sources.get(len(parts))
         if positions is None:
             return parts
         arguments = dict(bind_arguments(callee, call))
+        # Not the receiver of a method: ``out = self(x)`` (a run of the module itself), ``helper(self)``
+        # read the object, whose parameters no argument of the call stands for.
+        given = set(_call_params(callee))
         out = list(parts)
         for index, sources in enumerate(positions):
-            if sources is None or not sources <= set(callee.params) or callee.var_keyword in sources:
+            if sources is None or not sources <= given or callee.var_keyword in sources:
                 continue
             value = self._arguments_value(arguments, sources, state)
             out[index] = Val(GRAPH if value.level else CLEAN_LEVEL, value.labels, parts[index].kinds)
@@ -2188,13 +2193,15 @@ class GraphFlow:
         if caller is None:
             return None
         spelled = dotted_name(func)
+        element: Optional[str] = None
         if spelled is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript):
             owner = dotted_name(func.value.value)
             spelled = f"{owner}[].{func.attr.value}" if owner is not None else None
+            element = self._element_at(func.value, caller)
         if spelled is None:
             return None
         model = self.context.model
-        found = model.callee(caller, spelled)
+        found = model.callee(caller, spelled, element)
         if isinstance(found, FunctionSummary):
             return found
         # An object of a project class that is called (``self.loss_fn(pred, y)``): its ``__call__``;
@@ -2203,6 +2210,16 @@ class GraphFlow:
         if instance is not None and not model.is_module_class(instance):
             return model.method(instance, "__call__")
         return None
+
+    def _element_at(self, receiver: cst.Subscript, caller: FunctionSummary) -> Optional[str]:
+        """The constructor of the elements of the local container ``receiver`` indexes, where it is
+        filled by key with instances of one class (:attr:`FunctionSummary.element_receivers`)."""
+        if not caller.element_receivers:
+            return None
+        position = self.context.get(PositionProvider, receiver)
+        if position is None:
+            return None
+        return caller.element_receivers.get((position.start.line, position.start.column))
 
     def _class_known(self, receiver: str) -> bool:
         """The model can tell the class of the object ``receiver`` names (``self`` in a method, an

@@ -1169,6 +1169,11 @@ class ModuleModel:
         found = self.resolve_qualified_or_local(constructor)
         if found is not None:
             return found
+        if "." not in constructor and self.summary.star_imports:
+            # ``from util.misc import *`` then ``AverageMeter()``: a name no import spells.
+            starred = self.resolve(constructor)
+            if isinstance(starred, ClassSummary):
+                return starred
         name = self.summary.name
         local = constructor[len(name) + 1:] if name and constructor.startswith(name + ".") else constructor
         factory: Optional[Definition] = self.summary.functions.get(local)
@@ -1393,14 +1398,16 @@ class ModuleModel:
             return self.callee(caller, spelled) if caller is not None else None
         return self.callee(header, spelled)
 
-    def callee(self, caller: FunctionSummary, spelled: str) -> Optional[Definition]:
+    def callee(self, caller: FunctionSummary, spelled: str, element: Optional[str] = None) -> Optional[Definition]:
         """What a call spelled ``spelled`` inside ``caller`` runs, when the project defines it.
 
         * ``self.m`` → method ``m`` of the caller's class (or of a project base);
         * ``self.block`` → the class ``self.block`` was built from (call its ``forward``);
         * ``self.meter.update`` → method ``update`` of that class;
         * ``meter.update`` where ``meter = AverageMeter()`` in the caller → ``AverageMeter.update``;
-        * ``helper``, ``utils.helper``, ``Net`` → the function or class imported or defined.
+        * ``helper``, ``utils.helper``, ``Net`` → the function or class imported or defined;
+        * ``meters[k].update`` where ``element`` is the constructor of the container's elements at
+          that call (:attr:`FunctionSummary.element_receivers`) → that class's ``update``.
 
         None for library callees and whatever cannot be told.
         """
@@ -1409,10 +1416,10 @@ class ModuleModel:
         body = self.summary.functions.get(MODULE_BODY)
         if head.endswith("[]"):
             # ``meters[k].update``: a method of the container's elements.
-            constructor = caller.element_constructors.get(head[:-2])
+            constructor = element or caller.element_constructors.get(head[:-2])
             if constructor is None and body is not None and head[:-2] not in caller.params:
                 constructor = body.element_constructors.get(head[:-2])
-            found = self.resolve_qualified_or_local(constructor) if constructor and rest else None
+            found = self.constructed_class(constructor) if constructor and rest else None
             if found is None:
                 return None
             owner = found

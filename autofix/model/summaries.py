@@ -57,6 +57,7 @@ from autofix.model.vocabulary import (
     GRAD_DISABLING_CONTEXTS,
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
+from autofix.model.containers import element_receivers
 from autofix.model.self_state import carried_attributes, opt_in_branches
 from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import (
@@ -406,6 +407,10 @@ class FunctionSummary:
     #: local name → the qualified constructor of its elements (``meters = {k: AverageMeter() for k in …}``,
     #: ``defaultdict(AverageMeter)``, ``[Meter() for _ in …]``)
     element_constructors: Dict[str, str] = field(default_factory=dict)
+    #: position of a receiver ``d[k]`` of ``d[k].update(v)`` → the qualified constructor of every element
+    #: of the local container ``d`` there, filled by key (``d = {}`` … ``d[k] = AverageMeter()``; see
+    #: :func:`~autofix.model.containers.element_receivers`)
+    element_receivers: Dict[Tuple[int, int], str] = field(default_factory=dict)
     #: line spans ``(first, last)`` of ``with <accelerator>.accumulate(...):`` blocks, where an
     #: optimizer prepared by accelerate steps and zero_grads only on the syncing micro-batch
     sync_gated: List[Tuple[int, int]] = field(default_factory=list)
@@ -1336,6 +1341,7 @@ class _FunctionReader:
         #: (``log = {}``) and filled by ``log[key] = value`` (see :func:`filled_dicts`)
         self.dict_entries: Dict[str, Set[Shape]] = {}
         self._filled: Optional[FrozenSet[str]] = None
+        self._joins: Optional[Dict[int, str]] = None
 
     def _note_looped_calls(self, loop: Union[ast.For, ast.AsyncFor, ast.While]) -> None:
         stack: List[ast.AST] = [*loop.body, *loop.orelse]
@@ -1412,6 +1418,9 @@ class _FunctionReader:
                 self._note_optimizer(node.value, node.targets)
                 self._note_constructor(node.value, node.targets)
                 shape = self.shape_of(node.value)
+                joined = self._branch_joins().get(id(node))
+                if joined is not None and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    taint, kind, shape = self._join_branch(node.targets[0].id, taint, kind, shape)
                 for target in node.targets:
                     self._bind(target, taint, kind, shape, node.value)
                     self._write(target, node.value, augmented=False)
@@ -1520,6 +1529,9 @@ class _FunctionReader:
             self.summary.carried_self = carried_attributes(
                 self.node, self.self_name, lambda value: self.kind_of(value) in GRAPHLESS_KINDS, self.summary.opt_in_branches
             )
+        self.summary.element_receivers = element_receivers(
+            self.node, set(self.summary.params), self.module.qualify, self._element_constructor
+        )
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
@@ -2058,6 +2070,45 @@ class _FunctionReader:
         # Not a tensor (``torch.*``) nor a model a library builds (``timm.create_model``, ``from_pretrained``).
         model = built.startswith(("torch.", *MODEL_BUILDER_PREFIXES)) or last in MODEL_BUILDER_NAMES
         return last[:1].islower() and not model
+
+    def _branch_joins(self) -> Dict[int, str]:
+        """``if c: loss = f(x)`` / ``else: loss = None``: the assignments (by id) of a name, made by a
+        statement of an ``if``'s ``else`` branch, that its body assigns too (at any depth, as
+        ``loss = …`` in an inner ``if``). Read in source order, the ``else`` one comes last; the value
+        after the ``if`` is either."""
+        if self._joins is None:
+            self._joins = {}
+            for node in _own_nodes(self.node):
+                if not isinstance(node, ast.If) or not node.orelse:
+                    continue
+                assigned: Set[str] = set()
+                stack: List[ast.AST] = list(node.body)
+                while stack:
+                    inner = stack.pop()
+                    if isinstance(inner, _SCOPES):
+                        continue
+                    if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name):
+                        assigned.add(inner.targets[0].id)
+                    stack.extend(ast.iter_child_nodes(inner))
+                for statement in node.orelse:
+                    if (
+                        isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                        and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id in assigned
+                    ):
+                        self._joins[id(statement)] = statement.targets[0].id
+        return self._joins
+
+    def _join_branch(self, name: str, taint: Set[str], kind: Kind, shape: Shape) -> Tuple[Set[str], Kind, Shape]:
+        """What ``name`` holds after an ``if`` whose body left it as it is now and whose ``else``
+        binds it to a value of ``kind``/``shape``: when one way may hold a graph and the other cannot
+        (a loss on one, ``None`` on the other), it may hold a graph and is not surely a tensor
+        (:attr:`Kind.UNKNOWN`: reported, never detached); otherwise the ``else`` value, as before."""
+        before_kind = self.kinds.get(name, Kind.UNKNOWN)
+        before_shape = self.shapes.get(name, Shape(before_kind))
+        taint = set(taint) | self.taint.get(name, set())
+        if may_hold_graph(before_shape) != may_hold_graph(shape):
+            return taint, Kind.UNKNOWN, _UNKNOWN_SHAPE
+        return taint, kind, shape
 
     def _bindings(self, name: str) -> int:
         """How many times the function binds ``name`` (assignments, loop targets, ``with ... as``)."""

@@ -57,6 +57,23 @@ class GraphAccumulation(Rule):
     iteration, and the inner loop's `backward()` went through each value added
     (discriminators updated one by one inside the generator's step), so the
     total holds one step's graphs, their saved tensors already freed.
+
+    A meter reached through a local dict is a project object like a named one
+    (`meters[k].update(loss)` runs `Meter.update`) also when the dict starts
+    empty (`meters = {}` each epoch) and the loop fills it by key
+    (`if k not in meters: meters[k] = Meter()`): every way to the call binds
+    the name to that fresh dict, nothing but `Meter()` is ever stored into it
+    by key, and it is not filled another way (`meters.update(d)`), handed to a
+    call or aliased before the call. Rebinding the name to numbers after the
+    loop does not hide it. A class reached by a star import
+    (`from util.misc import *`) counts as its module's.
+
+    What a step method hands back carries the graph of the module's own
+    forward when it calls itself (`out = self(x)` in `step`, whose log is kept
+    by `training_step`): the receiver is no argument of the call. A name that
+    is a loss on one branch and `None` on the other (`if not self.predicting:
+    loss = ... else: loss = None`) may hold a graph: it is reported, and never
+    given a bare `.detach()` (it is not surely a tensor).
     Nor on a numpy array (`np.zeros(n)`, `np.empty_like(x)`, not `dtype=object`):
     storing a loss into it by index stores a number; and a numpy function's
     result (`np.mean(losses)`) is never a tensor, so no fix ever detaches it.
