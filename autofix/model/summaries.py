@@ -1032,7 +1032,7 @@ def _entry_aliases(function: FunctionNode, params: Set[str]) -> Dict[str, Tuple[
     """Local names bound exactly once in ``function``'s own body, by a plain assignment of a
     parameter or an entry of one (``kp = generated["kp"]``): alias → (the parameter, the id of
     its read there). Names bound any other way too (a loop target, ``del``, ``global``, an
-    import, a walrus), or also bound in a nested scope, are none."""
+    import, a nested ``def``), or also bound in a nested scope, are none."""
     stores: Dict[str, int] = {}
     own_args = _own_args(function)
     for node in ast.walk(function):
@@ -1046,6 +1046,12 @@ def _entry_aliases(function: FunctionNode, params: Set[str]) -> Dict[str, Tuple[
             stores[name] = stores.get(name, 0) + 2
         elif isinstance(node, ast.ExceptHandler) and node.name:
             stores[node.name] = stores.get(node.name, 0) + 2
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            stores[node.name] = stores.get(node.name, 0) + 2
+        elif type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
+            bound = getattr(node, "rest", None) if type(node).__name__ == "MatchMapping" else getattr(node, "name", None)
+            if bound:
+                stores[bound] = stores.get(bound, 0) + 2
         elif isinstance(node, ast.arg) and node not in own_args:
             stores[node.arg] = stores.get(node.arg, 0) + 2
     found: Dict[str, Tuple[str, int]] = {}
