@@ -1854,3 +1854,70 @@ def test_grad_hand_over_is_a_function_fact_found_through_a_base_class_in_another
     assert isinstance(helper, FunctionSummary) and [(h.local, h.conditional, h.line) for h in helper.grad_hand_overs] == [
         (Target("param", "model"), False, 3)
     ]
+
+
+def test_parameter_entry_read_through_a_local_alias_is_cut_when_every_read_is():
+    """``kp = drawn["kp"]`` bound once, then only handed to a helper returning detached copies: the
+    parameter is cut (first-order-model DiscriminatorFullModel.forward); a second binding of the
+    local, or a read of it kept as it is, leaves it uncut."""
+    model = alone("""
+        import torch.nn as nn
+
+        def frozen(d):
+            return {k: v.detach() for k, v in d.items()}
+
+        class Judge(nn.Module):
+            def forward(self, real, drawn):
+                kp = drawn["kp"]
+                return self.score(real, frozen(kp)) + self.score(real, kp=frozen(kp))
+
+        class Keeps(nn.Module):
+            def forward(self, real, drawn):
+                kp = drawn["kp"]
+                return self.score(real, frozen(kp)) + kp["x"].sum()
+
+        class Rebinds(nn.Module):
+            def forward(self, real, drawn):
+                kp = drawn["kp"]
+                kp = drawn["other"]
+                return self.score(real, frozen(kp))
+    """)
+    cut = {name: model.cut_params(model.summary.functions[f"{name}.forward"]) for name in ("Judge", "Keeps", "Rebinds")}
+    assert "drawn" in cut["Judge"]
+    assert "drawn" not in cut["Keeps"]
+    assert "drawn" not in cut["Rebinds"]
+
+
+def test_data_parallel_wrapper_runs_the_wrapped_class():
+    """``net = Wrapper(net, device_ids=ids)`` where ``Wrapper`` derives from ``nn.DataParallel`` and
+    defines no ``__init__``/``forward``/``__call__``: ``net`` still runs ``Net.forward``. Not a
+    wrapper with a ``forward`` of its own, nor a wrapper of a wrapper."""
+    model = alone("""
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x
+
+        class Hooked(nn.DataParallel):
+            def replicate(self, module, device_ids):
+                return super().replicate(module, device_ids)
+
+        class Own(nn.DataParallel):
+            def forward(self, x):
+                return x
+
+        def train():
+            a = Net()
+            a = Hooked(a, device_ids=[])
+            b = nn.DataParallel(Net())
+            c = Own(Net())
+            d = Hooked(nn.DataParallel(Net()))
+            return a, b, c, d
+    """)
+    train = model.summary.functions["train"]
+    found = {name: model.instance_class(train, name) for name in "abcd"}
+    assert found["a"] is not None and found["a"].name == "Net"
+    assert found["b"] is not None and found["b"].name == "Net"
+    assert found["c"] is not None and found["c"].name == "Own"
+    assert found["d"] is None

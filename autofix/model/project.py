@@ -1032,8 +1032,38 @@ class ModuleModel:
             owner = self.class_of(caller)
         else:
             constructor = self.local_constructor(caller, head)
+            if constructor is not None and self._wraps_module(constructor):
+                # ``net = DataParallel(net)``: calling the wrapper runs the forward of what it wraps.
+                constructor = self._wrapped_constructor(caller, head)
+                if constructor is not None and self._wraps_module(constructor):
+                    constructor = None  # a wrapper of a wrapper: what the inner one holds is not kept
             owner = self.constructed_class(constructor) if constructor is not None else None
         return self._held_class(owner, rest.split(".") if rest else [])
+
+    def _wraps_module(self, constructor: str) -> bool:
+        """Calling ``constructor`` (qualified) builds a wrapper whose call runs the ``forward`` of the
+        module it is handed first: ``torch.nn.DataParallel`` or ``DistributedDataParallel``, or a
+        project class deriving from one that defines no ``__init__``, ``forward`` or ``__call__``
+        of its own (``DataParallelWithCallback`` overriding ``replicate`` only)."""
+        if constructor.startswith("torch.") and constructor.rsplit(".", 1)[-1] in _MODULE_WRAPPERS:
+            return True
+        cls = self.resolve_qualified_or_local(constructor)
+        if not isinstance(cls, ClassSummary) or any(self.method(cls, name) is not None for name in ("__init__", "forward", "__call__")):
+            return False
+        return any(
+            base.startswith("torch.") and base.rsplit(".", 1)[-1] in _MODULE_WRAPPERS
+            for current in self.mro(cls) for base in current.bases
+        )
+
+    def _wrapped_constructor(self, caller: FunctionSummary, name: str) -> Optional[str]:
+        """The constructor of what the wrapper the plain name ``name`` holds was handed first
+        (:attr:`FunctionSummary.wrapped_constructors`), seen as :meth:`local_constructor` sees it."""
+        if name in caller.local_constructors:
+            return caller.wrapped_constructors.get(name)
+        body = self.summary.functions.get(MODULE_BODY)
+        if body is not None and name in body.local_constructors and name not in caller.params:
+            return body.wrapped_constructors.get(name)
+        return None
 
     def parameter_class(self, function: FunctionSummary, name: str, depth: int = 0) -> Optional[ClassSummary]:
         """The project class of what every call in this file binds to the parameter ``name`` of a plain

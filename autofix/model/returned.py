@@ -277,6 +277,19 @@ def _bindings_and_returns(
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 _bind_pass(target, node.value, bindings)
+                stored = _stored_into(target) if augmented else None
+                if stored is not None:
+                    # ``losses["gan"] = value``: the container now holds that value's graph too.
+                    bindings.setdefault(stored, []).append(node.value)
+        elif augmented and isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            if (
+                isinstance(call.func, ast.Attribute) and call.func.attr in _FILLING_METHODS
+                and isinstance(call.func.value, ast.Name) and (call.args or call.keywords)
+            ):
+                # ``out.update({"kp": kp})``, ``losses.append(l)``: what is put in is held too.
+                values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+                bindings.setdefault(call.func.value.id, []).append(ast.Tuple(elts=values, ctx=ast.Load()))
         elif augmented and isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             _bind_pass(node.target, ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value), bindings)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)):
@@ -292,6 +305,21 @@ def _bindings_and_returns(
             for name in names:
                 bindings.setdefault(name if isinstance(name, str) else (name.asname or name.name), []).append(None)
     return bindings, returns
+
+
+#: methods of a container that put their arguments into it
+_FILLING_METHODS = frozenset({"update", "append", "extend", "insert", "setdefault", "add", "appendleft"})
+
+
+def _stored_into(target: ast.expr) -> Optional[str]:
+    """The local name a subscript assignment stores into (``d["k"] = v``, ``d["a"]["b"] = v``); None
+    for any other target (an attribute, ``self.cache[k] = v``, is no local's binding)."""
+    if not isinstance(target, ast.Subscript):
+        return None
+    inner = target.value
+    while isinstance(inner, ast.Subscript):
+        inner = inner.value
+    return inner.id if isinstance(inner, ast.Name) else None
 
 
 def forwards_in_every_element(params: Sequence[str], nodes: Iterable[ast.AST]) -> FrozenSet[str]:

@@ -404,6 +404,10 @@ class FunctionSummary:
     looped_backward: bool = False
     #: local name → the qualified callee whose result it was last assigned (``meter = AverageMeter()``)
     local_constructors: Dict[str, str] = field(default_factory=dict)
+    #: local name → the qualified constructor of the object its last constructor call was handed
+    #: first (``net = DataParallelWithCallback(net, device_ids=ids)`` after ``net = Net()``:
+    #: ``Net``); whether that call wraps it is told across files (:meth:`ModuleModel.instance_class`)
+    wrapped_constructors: Dict[str, str] = field(default_factory=dict)
     #: local name → the qualified constructor of its elements (``meters = {k: AverageMeter() for k in …}``,
     #: ``defaultdict(AverageMeter)``, ``[Meter() for _ in …]``)
     element_constructors: Dict[str, str] = field(default_factory=dict)
@@ -1029,6 +1033,50 @@ def _detached_copy(function: FunctionNode, self_name: Optional[str]) -> bool:
     return True
 
 
+def _entry_aliases(function: FunctionNode, params: Set[str]) -> Dict[str, Tuple[str, int]]:
+    """Local names bound exactly once in ``function``'s own body, by a plain assignment of a
+    parameter or an entry of one (``kp = generated["kp"]``): alias → (the parameter, the id of
+    its read there). Names bound any other way too (a loop target, ``del``, ``global``, an
+    import, a nested ``def``), or also bound in a nested scope, are none."""
+    stores: Dict[str, int] = {}
+    own_args = _own_args(function)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                stores[name] = stores.get(name, 0) + 2
+        elif isinstance(node, ast.alias):
+            name = (node.asname or node.name).split(".", 1)[0]
+            stores[name] = stores.get(name, 0) + 2
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            stores[node.name] = stores.get(node.name, 0) + 2
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            stores[node.name] = stores.get(node.name, 0) + 2
+        elif type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
+            bound = getattr(node, "rest", None) if type(node).__name__ == "MatchMapping" else getattr(node, "name", None)
+            if bound:
+                stores[bound] = stores.get(bound, 0) + 2
+        elif isinstance(node, ast.arg) and node not in own_args:
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+    found: Dict[str, Tuple[str, int]] = {}
+    for node in _own_nodes(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        name = node.targets[0].id
+        read = node.value
+        while isinstance(read, ast.Subscript):
+            read = read.value
+        if isinstance(read, ast.Name) and read.id in params and name not in params and stores.get(name) == 1:
+            found[name] = (read.id, id(read))
+    return found
+
+
+def _own_args(function: FunctionNode) -> Set[ast.arg]:
+    a = function.args
+    return {*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []), *([a.kwarg] if a.kwarg else [])}
+
+
 def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
     """The nodes of ``function``'s body in evaluation order, not entering nested defs, classes or lambdas.
 
@@ -1372,12 +1420,17 @@ class _FunctionReader:
         cut_reads: Set[int] = set()
         param_reads: Dict[str, List[int]] = {}
         handed_reads: Dict[int, Tuple[str, Union[int, str]]] = {}
+        # ``kp = generated["kp"]`` bound once: the parameter's entry under a local name.
+        aliases = _entry_aliases(self.node, params) if params else {}
+        alias_reads: Dict[str, List[int]] = {}
         for node in _own_nodes(self.node):
             if params:
                 node_type = type(node)
                 if node_type is ast.Name:
                     if node.id in params:  # type: ignore[attr-defined]
                         param_reads.setdefault(node.id, []).append(id(node))  # type: ignore[attr-defined]
+                    elif node.id in aliases and isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                        alias_reads.setdefault(node.id, []).append(id(node))  # type: ignore[attr-defined]
                 elif node_type is ast.Attribute:
                     if node.attr in _CUTTING_READS:  # type: ignore[attr-defined]
                         read = node.value  # type: ignore[attr-defined]
@@ -1389,7 +1442,7 @@ class _FunctionReader:
                     if _is_none_test(node):  # type: ignore[arg-type]
                         cut_reads.add(id(node.left))  # type: ignore[attr-defined]
                 elif node_type is ast.Call:
-                    self._note_handed_read(node, params, handed_reads)  # type: ignore[arg-type]
+                    self._note_handed_read(node, params | aliases.keys(), handed_reads)  # type: ignore[arg-type]
                 elif node_type in _SCOPE_KINDS:
                     params = set()  # a nested def or lambda may read them uncut: nothing is known
                 elif node_type is ast.Assign or node_type is ast.AugAssign or node_type is ast.AnnAssign or node_type is ast.For:
@@ -1534,12 +1587,24 @@ class _FunctionReader:
         )
         if params:
             cut_reads |= _index_reads(list(_own_nodes(self.node)), params)
+        # The read binding an alias is cut where every read of the alias is, and handed to the calls
+        # the alias is handed to where each of its reads is cut or handed.
+        alias_handed: Dict[int, List[Tuple[str, Union[int, str]]]] = {}
+        for alias, (param, read) in aliases.items():
+            reads = alias_reads.get(alias, [])
+            if param not in params or not all(i in cut_reads or i in handed_reads for i in reads):
+                continue
+            if all(i in cut_reads for i in reads):
+                cut_reads.add(read)
+            else:
+                alias_handed[read] = [handed_reads[i] for i in reads if i not in cut_reads]
         self.summary.cut_params = {p for p in params if p in param_reads and all(i in cut_reads for i in param_reads[p])}
         self.summary.cut_params |= self._rebound_detached(plain_params, cut_reads)
         for param in params - self.summary.cut_params:
             reads = param_reads.get(param, [])
             handed = [handed_reads[i] for i in reads if i not in cut_reads and i in handed_reads]
-            if handed and all(i in cut_reads or i in handed_reads for i in reads):
+            handed += [call for i in reads if i not in cut_reads for call in alias_handed.get(i, ())]
+            if handed and all(i in cut_reads or i in handed_reads or i in alias_handed for i in reads):
                 self.summary.cut_if_handed[param] = handed
         return self.summary
 
@@ -2240,6 +2305,7 @@ class _FunctionReader:
             value = value.func.value
         spelled = dotted(value.func) if isinstance(value, ast.Call) else None
         element = self._element_constructor(value)
+        wrapped = self._first_argument_constructor(value)
         for target in targets:
             if isinstance(target, ast.Name):
                 if spelled is not None and spelled.split(".", 1)[0] == target.id and target.id in self.summary.local_constructors:
@@ -2250,10 +2316,33 @@ class _FunctionReader:
                     self.summary.local_constructors[target.id] = self.module.qualify(spelled)
                 else:
                     self.summary.local_constructors.pop(target.id, None)
+                if wrapped is not None and target.id in self.summary.local_constructors:
+                    self.summary.wrapped_constructors[target.id] = wrapped
+                else:
+                    self.summary.wrapped_constructors.pop(target.id, None)
                 if element is not None:
                     self.summary.element_constructors[target.id] = element
                 else:
                     self.summary.element_constructors.pop(target.id, None)
+
+    def _first_argument_constructor(self, value: ast.expr) -> Optional[str]:
+        """The qualified constructor of the object a call is handed first: a name built here by a
+        call, or a call of a constructor (``Net(...)``,
+        ``Net(...).to(device)``). None for anything else."""
+        if not isinstance(value, ast.Call) or not value.args or isinstance(value.args[0], ast.Starred):
+            return None
+        inner = value.args[0]
+        if isinstance(inner, ast.Name):
+            return self.summary.local_constructors.get(inner.id)
+        while (
+            isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr in MODULE_SELF_METHODS and isinstance(inner.func.value, ast.Call)
+        ):
+            inner = inner.func.value
+        spelled = dotted(inner.func) if isinstance(inner, ast.Call) else None
+        if spelled is None or spelled.split(".", 1)[0] == self.self_name:
+            return None
+        return self.module.qualify(spelled)
 
     def _element_constructor(self, value: ast.expr) -> Optional[str]:
         return _element_constructor(value, self.module)

@@ -172,8 +172,15 @@ class DoubleBackward(Rule):
     `judge(real, fake)` where the forward first rebinds `fake = fake.detach()`,
     or reads a dict argument only through detached entries
     (`drawn["image"].detach()`, `frozen_copy(drawn["points"])` of a helper
-    returning `{k: v.detach() for k, v in points.items()}`); nor an argument
-    built from such a helper's detached copy at the call site.
+    returning `{k: v.detach() for k, v in points.items()}`, also through a
+    local bound once to an entry, `points = drawn["points"]`); nor an argument
+    built from such a helper's detached copy at the call site. A module wrapped
+    in `nn.DataParallel`, `DistributedDataParallel` or a project subclass of
+    them that defines no `__init__`, `forward` or `__call__` of its own
+    (`net = DataParallelWithCallback(net, device_ids=ids)`) runs the wrapped
+    module's `forward`, read as such. A dict or list a function fills entry by
+    entry (`losses["gan"] = value`, `losses.update(...)`) holds the graphs of
+    what was put in it.
 
     Nor two backward calls in arms whose tests contradict each other, so that
     no call runs both: `if per_group:` (each loss inside a loop) and `if not
