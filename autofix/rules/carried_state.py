@@ -132,6 +132,12 @@ class CarriedState(Rule):
     recomputation from an input stepped through `torch.tanh(inputs + ...)`
     chains to the freed one and is reported.
 
+    What a method of the model hands back (`gap, weights =
+    model.weighted_gap(feats, weights)` in an epoch function given the model
+    as a parameter) is what that method's summary says: weights handed back
+    as given (or a fresh table) carry nothing; nudged by the batch's features
+    they carry its graph and are reported.
+
     Retained graphs (`torch.autograd.grad(..., create_graph=True)`,
     `retain_graph=True`) that every backward of the loop keeps are full
     back-propagation asked for, not a leak, unless an optimizer step in the
