@@ -138,6 +138,11 @@ class CarriedState(Rule):
     as given (or a fresh table) carry nothing; nudged by the batch's features
     they carry its graph and are reported.
 
+    A name set under `if T:` and read later in the same iteration only under
+    the same test `T` carries nothing, however the two tests are spaced
+    (`opt.adv>0  and i%k==0` is `opt.adv > 0 and i % k == 0`); read under a
+    looser test (`if opt.adv > 0:`) it is reported.
+
     Retained graphs (`torch.autograd.grad(..., create_graph=True)`,
     `retain_graph=True`) that every backward of the loop keeps are full
     back-propagation asked for, not a leak, unless an optimizer step in the
