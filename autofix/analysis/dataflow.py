@@ -31,7 +31,10 @@ helpers whose body detaches (``repackage_hidden``).
 
 What a called function or method of the project does (what it returns, which
 arguments it keeps or adds into ``self``, whether it detaches) is asked of the
-program model (``context.model``), in this file or another file of the project.
+program model (``context.model``), in this file or another file of the project. A method
+called on a parameter (``def train_epoch(model, ...): model.adapt(feats, w)``) is that of the
+class every call of the function in the file binds to the parameter; a same-spelled name
+elsewhere in the file (``model = Net()`` in ``main``) says nothing about it.
 """
 
 from __future__ import annotations
@@ -2204,6 +2207,13 @@ class GraphFlow:
         found = model.callee(caller, spelled, element)
         if isinstance(found, FunctionSummary):
             return found
+        head, _, method = spelled.partition(".")
+        if found is None and method and "." not in method and head in caller.params[caller.class_name is not None:]:
+            # ``model.adapt(feats, w)`` of a parameter that every call of this function in the file
+            # binds to one project class (``train_epoch(model, ...)`` of ``model = Net()``).
+            cls = model.parameter_class(caller, head)
+            if cls is not None:
+                return model.class_model(cls).method(cls, method)
         # An object of a project class that is called (``self.loss_fn(pred, y)``): its ``__call__``;
         # a module's call is its forward, handled as a module call.
         instance = model.instance_class(caller, spelled)
@@ -2226,9 +2236,14 @@ class GraphFlow:
         instance of a project class, a ``torch.nn`` layer)."""
         if receiver == "self" and self.class_qualname is not None:
             return True
+        caller = self.summary
+        head = receiver.split(".", 1)[0]
+        if caller is not None and head in caller.params[caller.class_name is not None:]:
+            # A parameter of this function is not the object a same-spelled name elsewhere in the
+            # file holds: only the class every call here binds to it tells (see ``_module_forward``).
+            return "." not in receiver and self.context.model.parameter_class(caller, receiver) is not None
         if nn_kind_of(self.facts, receiver) is not None or receiver in self.facts.instance_class:
             return True
-        caller = self.summary
         return caller is not None and self.context.model.instance_class(caller, receiver) is not None
 
     def _library_function(self, receiver: Optional[str]) -> bool:

@@ -26,6 +26,7 @@ of a previous iteration.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import (
     Callable,
@@ -255,7 +256,17 @@ def _key(test: cst.BaseExpression) -> str:
     compared = _compared(test)
     if compared is not None:
         return " ".join(compared)
-    return _EMPTY.code_for_node(test)
+    return _spelling(test)
+
+
+def _spelling(node: cst.BaseExpression) -> str:
+    """One text for an expression however it is spaced or wrapped (``a>0  and b`` as ``a > 0 and
+    b``): Python's own rendering of it, or its source text where that cannot be had."""
+    code = _EMPTY.code_for_node(node)
+    try:
+        return ast.unparse(ast.parse(f"({code})", mode="eval"))
+    except (SyntaxError, ValueError, RecursionError):
+        return code
 
 
 def _negated_key(test: cst.BaseExpression) -> str:

@@ -124,6 +124,25 @@ class CarriedState(Rule):
     which cannot show that the graph sits under a key the loop never
     rebuilds.
 
+    A name that every way on to the next iteration rebinds after the
+    iteration's backward is carried with a graph that backward freed only
+    where the new value is built from what it walked: an iterative attack
+    that re-makes its input as a fresh leaf past `loss.backward()` and then
+    recomputes `outputs = model(inputs)` carries a new graph, while the same
+    recomputation from an input stepped through `torch.tanh(inputs + ...)`
+    chains to the freed one and is reported.
+
+    What a method of the model hands back (`gap, weights =
+    model.weighted_gap(feats, weights)` in an epoch function given the model
+    as a parameter) is what that method's summary says: weights handed back
+    as given (or a fresh table) carry nothing; nudged by the batch's features
+    they carry its graph and are reported.
+
+    A name set under `if T:` and read later in the same iteration only under
+    the same test `T` carries nothing, however the two tests are spaced
+    (`opt.adv>0  and i%k==0` is `opt.adv > 0 and i % k == 0`); read under a
+    looser test (`if opt.adv > 0:`) it is reported.
+
     Retained graphs (`torch.autograd.grad(..., create_graph=True)`,
     `retain_graph=True`) that every backward of the loop keeps are full
     back-propagation asked for, not a leak, unless an optimizer step in the
@@ -754,8 +773,20 @@ class CarriedState(Rule):
                 # so only a value made from the entry's own previous one is known to be the freed
                 # graph (``state["c"] = 0.9 * state["c"] + ...``), not a fresh forward of another entry.
                 made_of &= {("carry", loop, name)}
-            if any(start < at and made_of & backward.value.labels for start, backward in backwards):
-                return True
+            rebound_each_time = ("carry", loop, name) not in kept.labels
+            for start, backward in backwards:
+                if not start < at:
+                    continue
+                walked = made_of & backward.value.labels
+                if rebound_each_time:
+                    # Every way on to the next iteration rebinds the name (nothing of the value the
+                    # iteration started with is kept): a model call or leaf operation that runs after
+                    # this backward, in this loop's own body, builds a new graph
+                    # (``outputs = model(inputs)`` of a leaf re-made past ``loss.backward()``); its
+                    # label also names the previous iterations' graphs only because they share the call.
+                    walked = {label for label in walked if not _made_after(positions, loop, start, label)}
+                if walked:
+                    return True
         return False
 
     def _report_loop(
@@ -1007,6 +1038,21 @@ def _start(positions, node: cst.CSTNode) -> Tuple[int, int]:
 
 #: the file freezes parameters somewhere: a forward before the loop may well build no graph
 _FREEZES_PARAMETERS = re.compile(r"\.requires_grad\s*=\s*False|requires_grad_\(\s*False")
+
+
+def _made_after(positions, loop: cst.CSTNode, start: Tuple[int, int], label: Tuple) -> bool:
+    """``label`` names the graph of one model call or leaf operation (``("src", call)``,
+    ``("leaf", op)``) that sits after ``start`` directly in ``loop``'s body (in no inner loop or
+    function): each run of it follows the backward at ``start`` of the same iteration."""
+    if label[0] not in ("src", "leaf") or len(label) < 2 or not isinstance(label[1], cst.CSTNode):
+        return False
+    node = label[1]
+    if node not in positions or not _start(positions, node) > start:
+        return False
+    path = _path_to(loop, node)
+    if not path:
+        return False
+    return not any(isinstance(p, (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)) for p in path[1:])
 
 
 def _may_stop_early(loop: cst.CSTNode) -> bool:
