@@ -1921,3 +1921,66 @@ def test_data_parallel_wrapper_runs_the_wrapped_class():
     assert found["b"] is not None and found["b"].name == "Net"
     assert found["c"] is not None and found["c"].name == "Own"
     assert found["d"] is None
+
+
+# --------------------------------------------------------------------------- state a holder re-creates per call
+
+_HOLDER = """
+    import torch
+    import torch.nn as nn
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.GRUCell(4, 4)
+            self.state = None
+        def init_state(self, n):
+            self.state = torch.zeros(n, 4)
+        def ensure_state(self, n):
+            if self.state is None:
+                self.state = torch.zeros(n, 4)
+        def peek(self):
+            return self.state
+        def forward(self, x):
+            self.state = self.cell(x, self.state)
+            return self.state
+    class Holder(nn.Module):
+        def __init__(self, use_dec=True):
+            super().__init__()
+            self.use_dec = use_dec
+            self.dec = Decoder()
+    """
+
+
+def _holder(body: str) -> ModuleModel:
+    return alone(textwrap.dedent(_HOLDER) + textwrap.indent(body, " " * 4))
+
+
+@pytest.mark.parametrize("body, reset", [
+    # re-created at the start of every call
+    ("def forward(self, x):\n    self.dec.init_state(x.size(0))\n    return self.dec(x)\n", True),
+    # behind a flag only __init__ sets, which guards every use of the decoder
+    ("def forward(self, x):\n    if self.use_dec:\n        self.dec.init_state(x.size(0))\n        x = self.dec(x)\n    return x\n", True),
+    # a use outside the flag's branch reads the state where it was not re-created
+    ("def forward(self, x):\n    if self.use_dec:\n        self.dec.init_state(x.size(0))\n    return self.dec(x)\n", False),
+    # a method that reads the state, called outside the flag's branch
+    ("def forward(self, x):\n    if self.use_dec:\n        self.dec.init_state(x.size(0))\n        x = self.dec(x)\n    return x\n"
+     "def look(self):\n    return self.dec.peek()\n", False),
+    # the flag is rebound after __init__
+    ("def forward(self, x):\n    if self.use_dec:\n        self.dec.init_state(x.size(0))\n        x = self.dec(x)\n    return x\n"
+     "def stream(self):\n    self.use_dec = False\n", False),
+    # ``training`` changes with train()/eval()
+    ("def forward(self, x):\n    if self.training:\n        self.dec.init_state(x.size(0))\n        x = self.dec(x)\n    return x\n", False),
+    # only the first call creates it: a lazy start, not a reset
+    ("def forward(self, x):\n    self.dec.ensure_state(x.size(0))\n    return self.dec(x)\n", False),
+    # on some calls only (an argument decides), or after an early return
+    ("def forward(self, x, fresh=False):\n    if fresh:\n        self.dec.init_state(x.size(0))\n    return self.dec(x)\n", False),
+    ("def forward(self, x):\n    if x.dim() > 2:\n        return self.dec(x[0])\n    self.dec.init_state(x.size(0))\n    return self.dec(x)\n", False),
+    # assigned a fresh value through the holder
+    ("def forward(self, x):\n    self.dec.state = None\n    return self.dec(x)\n", True),
+])
+def test_holder_forward_resets_a_submodules_state_each_call(body, reset):
+    model = _holder(body)
+    holder = model.cls("Holder")
+    assert holder is not None
+    assert ("state" in model.reset_each_call(holder, "dec")) is reset
+    assert ("dec.state" in model.carried_state(holder)) is not reset

@@ -20,7 +20,7 @@ import contextlib
 from typing import AbstractSet, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from autofix.types import FIND_PROJECT
-from autofix.model.vocabulary import OUTPUT_SAVING_MODULES
+from autofix.model.vocabulary import MODULE_SELF_METHODS, OUTPUT_SAVING_MODULES
 from autofix.model.frameworks import (
     Framework,
     LoopContract,
@@ -38,6 +38,7 @@ from autofix.model.summaries import (
     MODULE_BODY,
     GRAPHLESS_KINDS,
     Kind,
+    MemberUse,
     ModuleSummary,
     Returns,
     Shape,
@@ -56,6 +57,11 @@ _MAX_MODULES = 64
 _DEFINED = re.compile(r"\bdef\s+(\w+)")
 #: bases that make no framework
 _PLAIN_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "Exception", "enum.Enum", "typing.NamedTuple"})
+#: ``nn.Module`` methods that move, switch or list a module without reading the state its forward keeps
+_MODULE_BOOKKEEPING = MODULE_SELF_METHODS | frozenset({
+    "parameters", "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children",
+    "named_children", "zero_grad", "state_dict", "load_state_dict", "flatten_parameters",
+})
 
 Definition = Union[FunctionSummary, ClassSummary]
 
@@ -332,6 +338,7 @@ class ModuleModel:
         self._mro_memo: Dict[int, List[ClassSummary]] = {}
         self._framework_memo: Dict[int, Framework] = {}
         self._carried_memo: Dict[int, Dict[str, Tuple[str, ...]]] = {}
+        self._reset_memo: Dict[Tuple[int, str, int], FrozenSet[str]] = {}
         self._backward_memo: Dict[int, bool] = {}
         self._loops_memo: Dict[int, bool] = {}
         self._reached_memo: Dict[int, List[FunctionSummary]] = {}
@@ -1015,9 +1022,90 @@ class ModuleModel:
                 if block is None:
                     continue
                 inner = self._class_model(block)._carried_state(block, visiting)
-                found.update({f"{name}.{path}": resetters for path, resetters in inner.items()})
+                fresh = self._reset_each_call(cls, name, block)
+                found.update({f"{name}.{path}": resetters for path, resetters in inner.items() if path not in fresh})
         visiting.discard(id(cls))
         return found
+
+    def reset_each_call(self, holder: ClassSummary, member: str) -> FrozenSet[str]:
+        """The attributes of the module ``self.<member>`` that ``holder``'s ``forward`` re-creates on
+        every call before they can be read: it calls a method of the member's class that assigns them
+        a value with no graph on every way through it (``self.decoder.init_state(bs)``,
+        ``self.attention.reset_mem()``), or assigns them one itself (``self.decoder.state = None``),
+        under no loop, ``try`` or condition and after no ``return``. A condition on a flag of the
+        holder counts (``if self.use_att:``) when no method but ``__init__`` rebinds the flag and the
+        flag guards, the same way, every use of the member in the holder's methods that may read the
+        attribute: where it is false, the attribute is never read. Nothing carries from one call of
+        ``holder`` into the next through them."""
+        block = self._held_class(holder, [member])
+        return self._reset_each_call(holder, member, block) if block is not None else frozenset()
+
+    def _reset_each_call(self, holder: ClassSummary, member: str, block: ClassSummary) -> FrozenSet[str]:
+        key = (id(holder), member, id(block))
+        known = self._reset_memo.get(key)
+        if known is not None:
+            return known
+        self._reset_memo[key] = frozenset()
+        forward = self.method(holder, "forward")
+        found: Set[str] = set()
+        for use in forward.member_uses if forward is not None else ():
+            if use.member != member or not use.every_call or not use.plain:
+                continue
+            if use.how == "call" and use.name not in ("__init__", "forward"):
+                method = self.method(block, use.name)
+                attrs: AbstractSet[str] = method.reset_self if method is not None else frozenset()
+            elif use.how == "store":
+                attrs = {use.name}
+            else:
+                continue
+            found.update(a for a in attrs if a not in found and self._guards_every_read(holder, member, block, a, use.guards))
+        answer = frozenset(found)
+        self._reset_memo[key] = answer
+        return answer
+
+    def _guards_every_read(
+        self, holder: ClassSummary, member: str, block: ClassSummary, attr: str, guards: FrozenSet[Tuple[str, bool]]
+    ) -> bool:
+        if not guards:
+            return True
+        ancestry = self.mro(holder)
+        for flag, _ in guards:
+            # ``training`` is rebound by ``nn.Module.train()``/``eval()``; a method or property is computed.
+            if flag == "training" or any(flag in current.methods for current in ancestry):
+                return False
+            assigned = [current.attributes[flag] for current in ancestry if flag in current.attributes]
+            if not assigned or any(set(a.assigned_in) - {"__init__"} for a in assigned):
+                return False
+        for current in ancestry:
+            for name, method in current.methods.items():
+                if name == "__init__":
+                    continue
+                for use in method.member_uses:
+                    if use.member == member and not use.guards >= guards and self._may_read(block, use, attr):
+                        return False
+        return True
+
+    def _may_read(self, block: ClassSummary, use: MemberUse, attr: str) -> bool:
+        """May ``use`` of an instance of ``block`` read its attribute ``attr``?"""
+        if use.how == "store":
+            return False
+        if use.how == "read":
+            return use.name == attr or self.method(block, use.name) is not None
+        if use.how == "call":
+            return self._method_reads(block, use.name, attr, 0)
+        return True
+
+    def _method_reads(self, block: ClassSummary, name: str, attr: str, depth: int) -> bool:
+        if name in ("forward", "__call__") or depth > _MAX_DEPTH:
+            return True
+        method = self.method(block, name)
+        if method is None:
+            # A submodule or another attribute of it called (``self.decoder.rnn(x)``), or an
+            # ``nn.Module`` method that moves or lists it: neither reads the attribute.
+            return name == attr or (self.attribute(block, name) is None and name not in _MODULE_BOOKKEEPING)
+        return attr in method.self_reads or any(
+            self._method_reads(block, callee, attr, depth + 1) for callee in method.self_calls
+        )
 
     def instance_class(self, caller: FunctionSummary, spelled: str) -> Optional[ClassSummary]:
         """The project class of the object a name spelled ``spelled`` holds inside ``caller``.

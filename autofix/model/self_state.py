@@ -18,6 +18,7 @@ new value is plainly no graph (a number, ``None``, a fresh or detached tensor).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from autofix.model.vocabulary import CUT_ATTRIBUTES, CUT_FUNCTIONS, CUT_METHODS, GRAD_DISABLING_CONTEXTS
@@ -240,3 +241,194 @@ def _disables_grad(expr: ast.expr) -> bool:
             return True
         call = call.value
     return isinstance(call, ast.Name) and call.id in GRAD_DISABLING_CONTEXTS
+
+
+@dataclass(frozen=True)
+class MemberUse:
+    """One use, in a method, of an object the instance holds (``self.decoder``)."""
+
+    #: the attribute holding the object (``decoder``)
+    member: str
+    #: ``call``: a method called on it (:attr:`name`; ``forward`` for ``self.decoder(x)``); ``read``:
+    #: an attribute of it read (:attr:`name`); ``store``: an attribute of it assigned (:attr:`name`);
+    #: ``other``: the object itself handed on, bound or tested
+    how: str
+    name: str
+    #: ``self`` flags that hold wherever it runs: ``(flag, True)`` under ``if self.flag:``,
+    #: ``(flag, False)`` under its ``else`` or under ``if not self.flag:``
+    guards: FrozenSet[Tuple[str, bool]]
+    #: it runs on every call on which its guards hold: under no loop, ``try``, other ``if`` or nested
+    #: function, and after no ``return`` of the method
+    every_call: bool
+    #: ``call``: no argument reads ``self``; ``store``: the value assigned holds no graph
+    plain: bool
+
+
+def member_uses(function: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str,
+                is_graphless: Callable[[ast.expr], bool]) -> Tuple[MemberUse, ...]:
+    """Every use of ``self.<member>.…`` and ``self.<member>(…)`` in ``function``, with the flags guarding it."""
+    returns = [n.lineno for n in _own_nodes(function.body) if isinstance(n, ast.Return)]
+    first_return = min(returns) if returns else None
+    found: List[MemberUse] = []
+
+    def flag_of(test: ast.expr) -> Optional[Tuple[str, bool]]:
+        if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == self_name:
+            return (test.attr, True)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = flag_of(test.operand)
+            return None if inner is None else (inner[0], not inner[1])
+        return None
+
+    def record(roots: Iterable[ast.AST], guards: FrozenSet[Tuple[str, bool]], every: bool) -> None:
+        for root in roots:
+            parents: Dict[int, ast.AST] = {}
+            for node in ast.walk(root):
+                for child in ast.iter_child_nodes(node):
+                    parents[id(child)] = node
+            for node in ast.walk(root):
+                if not (
+                    isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id == self_name and isinstance(node.ctx, ast.Load)
+                ):
+                    continue
+                parent = parents.get(id(node))
+                if parent is None:
+                    continue
+                deferred = False
+                above: Optional[ast.AST] = parent
+                while above is not None:
+                    if isinstance(above, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        deferred = True
+                    above = parents.get(id(above))
+                use_guards, use_every = (frozenset(), False) if deferred else (guards, every)
+                if use_every and first_return is not None and first_return < getattr(root, "lineno", 0):
+                    use_every = False
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    found.append(MemberUse(node.attr, "call", "forward", use_guards, use_every, _self_free(parent, self_name)))
+                elif isinstance(parent, ast.Attribute) and parent.value is node:
+                    grand = parents.get(id(parent))
+                    if isinstance(grand, ast.Call) and grand.func is parent:
+                        found.append(MemberUse(
+                            node.attr, "call", parent.attr, use_guards, use_every, _self_free(grand, self_name)
+                        ))
+                    elif isinstance(parent.ctx, ast.Store):
+                        plain = isinstance(grand, ast.Assign) and grand.targets == [parent] and (
+                            is_graphless(grand.value) or isinstance(grand.value, ast.Tuple)
+                            and all(is_graphless(e) for e in grand.value.elts)
+                        )
+                        found.append(MemberUse(node.attr, "store", parent.attr, use_guards, use_every, plain))
+                    elif isinstance(parent.ctx, ast.Load):
+                        found.append(MemberUse(node.attr, "read", parent.attr, use_guards, use_every, False))
+                    else:
+                        found.append(MemberUse(node.attr, "other", "", use_guards, use_every, False))
+                else:
+                    found.append(MemberUse(node.attr, "other", "", use_guards, use_every, False))
+
+    def block(statements: Iterable[ast.stmt], guards: FrozenSet[Tuple[str, bool]], every: bool) -> None:
+        for statement in statements:
+            if isinstance(statement, ast.If):
+                record([statement.test], guards, every)
+                flag = flag_of(statement.test)
+                if flag is not None:
+                    block(statement.body, guards | {flag}, every)
+                    block(statement.orelse, guards | {(flag[0], not flag[1])}, every)
+                else:
+                    block(statement.body, guards, False)
+                    block(statement.orelse, guards, False)
+            elif isinstance(statement, (ast.With, ast.AsyncWith)):
+                record([item.context_expr for item in statement.items], guards, every)
+                block(statement.body, guards, every)
+            elif hasattr(statement, "body") or hasattr(statement, "cases"):
+                # Loops, ``try``, ``match``: headers and bodies alike, as a body may not run, or runs more than once.
+                record([statement], guards, False)
+            else:
+                record([statement], guards, every)
+
+    block(function.body, frozenset(), True)
+    return tuple(found)
+
+
+def _self_free(call: ast.Call, self_name: str) -> bool:
+    """No argument of ``call`` reads ``self``."""
+    arguments: List[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+    return not any(
+        isinstance(n, ast.Name) and n.id == self_name for a in arguments for n in ast.walk(a)
+    )
+
+
+def reset_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str,
+                     is_graphless: Callable[[ast.expr], bool]) -> FrozenSet[str]:
+    """The ``self`` attributes ``function`` assigns a value with no graph (``None``, a fresh tensor, a
+    tuple of those) on every way through it that returns: a call of it re-creates them."""
+    exits: List[Set[str]] = []
+
+    def fresh_value(value: ast.expr) -> bool:
+        if isinstance(value, ast.Tuple):
+            return all(fresh_value(e) for e in value.elts)
+        return is_graphless(value)
+
+    def block(statements: Iterable[ast.stmt], fresh: Set[str]) -> Optional[Set[str]]:
+        """The attributes fresh where ``statements`` fall through; None where they never do."""
+        for statement in statements:
+            after = step(statement, fresh)
+            if after is None:
+                return None
+            fresh = after
+        return fresh
+
+    def step(node: ast.stmt, fresh: Set[str]) -> Optional[Set[str]]:
+        if isinstance(node, ast.Return):
+            exits.append(set(fresh))
+            return None
+        if isinstance(node, ast.Raise):
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return fresh
+        if isinstance(node, ast.If):
+            taken = block(node.body, set(fresh))
+            other = block(node.orelse, set(fresh))
+            if taken is None or other is None:
+                return other if taken is None else taken
+            return taken & other
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            return block(node.body, fresh)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets: List[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in _target_parts(target):
+                    if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == self_name:
+                        if (
+                            target is part and not isinstance(node, ast.AugAssign) and node.value is not None
+                            and fresh_value(node.value)
+                        ):
+                            fresh = fresh | {part.attr}
+                        else:
+                            fresh = fresh - {part.attr}
+            return fresh
+        if isinstance(node, (ast.Expr, ast.Pass, ast.Assert, ast.Global, ast.Nonlocal, ast.Delete, ast.Import, ast.ImportFrom)):
+            return fresh
+        # Loops, ``try`` and the rest: what their bodies assign may not run; what they assign may differ.
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Return):
+                exits.append(set())
+        written = {
+            n.attr for n in ast.walk(node)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == self_name
+        }
+        return fresh - written
+
+    end = block(function.body, set())
+    if end is not None:
+        exits.append(end)
+    return frozenset(set.intersection(*exits)) if exits else frozenset()
+
+
+def _own_nodes(body: List[ast.stmt]) -> Iterable[ast.AST]:
+    """Every node of ``body``, not entering nested functions, classes or lambdas."""
+    stack: List[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)

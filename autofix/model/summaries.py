@@ -58,7 +58,7 @@ from autofix.model.vocabulary import (
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.containers import element_receivers
-from autofix.model.self_state import carried_attributes, opt_in_branches
+from autofix.model.self_state import MemberUse, carried_attributes, member_uses, opt_in_branches, reset_attributes
 from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import (
     PassThrough,
@@ -451,6 +451,12 @@ class FunctionSummary:
     #: a forward's ``if`` statements (line, column) that only calls opting in with a flag off by default take
     #: one way, keeping state read nowhere else: True where that way is the body (:func:`opt_in_branches`)
     opt_in_branches: Dict[Tuple[int, int], bool] = field(default_factory=dict)
+    #: for a method: its uses of the objects the instance holds, with the ``self`` flags guarding them
+    #: (:func:`~autofix.model.self_state.member_uses`; ``self.decoder.init_state(bs)`` under ``if self.use_att:``)
+    member_uses: Tuple[MemberUse, ...] = ()
+    #: for a method: the ``self`` attributes it assigns a value with no graph on every way through it
+    #: (:func:`~autofix.model.self_state.reset_attributes`; ``def reset_mem(self): self.key = None``)
+    reset_self: FrozenSet[str] = frozenset()
     #: some ``return`` hands back a parameter as it was given (``return x``, ``return x, y``; never rebound)
     returns_argument: bool = False
     #: every ``return`` is inside a ``with torch.no_grad():`` block of the function's own code
@@ -1577,6 +1583,10 @@ class _FunctionReader:
         )
         self.summary.returned_constructor = self._returned_constructor(returns)
         self.summary.on_arguments_only = self.self_name is None and self.node.name != MODULE_BODY and self._on_arguments_only()
+        if self.self_name is not None and self.summary.class_name is not None:
+            graphless = lambda value: self.kind_of(value) in GRAPHLESS_KINDS  # noqa: E731
+            self.summary.member_uses = member_uses(self.node, self.self_name, graphless)
+            self.summary.reset_self = reset_attributes(self.node, self.self_name, graphless)
         if self.self_name is not None and self.summary.class_name is not None and self.node.name in ("forward", "__call__"):
             self.summary.opt_in_branches = opt_in_branches(self.node, self.self_name)
             self.summary.carried_self = carried_attributes(

@@ -29,7 +29,7 @@ from autofix.analysis.dataflow import (
 from autofix.analysis.loops import children
 from autofix.analysis.names import dotted_name
 from autofix.analysis.training import qualified_names
-from autofix.model.summaries import AttrKind, AttributeSummary, FunctionSummary
+from autofix.model.summaries import AttrKind, AttributeSummary, ClassSummary, FunctionSummary
 from autofix.model.vocabulary import FACTORIES, FRESH_METHODS, SAVES_OUTPUT
 from autofix.rule import Fix, InsertBefore, Rule
 from autofix.types import Applicability, Expectation
@@ -164,7 +164,17 @@ class CarriedState(Rule):
     a reset there, assigning the state a value with no graph through the
     instance or calling a method of the module that re-creates it, starts
     every step afresh, and the forwards it chains before its one backward are
-    full back-propagation through time, not a bug. State a
+    full back-propagation through time, not a bug. A model whose own
+    `forward` re-creates the state of a module it holds on every call
+    (`self.decoder.init_state(bs)`, `self.attention.reset_mem()`: a method
+    that assigns it a value with no graph on every way through it, or such an
+    assignment through `self.decoder`), under no loop, `try` or condition
+    and after no `return`, carries nothing from one call into the next: no
+    report in the module's file nor in a loop calling the model. A
+    condition on a flag of the model counts (`if self.enable_att:`) when only
+    `__init__` binds the flag and the same flag guards every use of that
+    module in the model's methods that may read the state: where it is
+    false, the state is never read. State a
     forward keeps only on calls that opt in with a flag off by default, and
     reads nowhere else (`if use_cache: self.cache_k = torch.cat([self.cache_k,
     k])`, a cache text generation fills under `no_grad`), is not: a training
@@ -693,6 +703,10 @@ class CarriedState(Rule):
                 found_reset = True
                 if any(_encloses(loop, node) for loop in training_loops):
                     return "reset"
+                if summary is not None and _holder_resets(model, module, node, attr, summary):
+                    # A holder's forward re-creates it on every call that may read it (behind a
+                    # flag fixed in ``__init__`` that guards every use): nothing crosses calls.
+                    return "reset"
                 cleared = not isinstance(node, cst.Assign) or _fresh_value(node.value)
                 if cleared and any(_encloses(step, node) for step in training_steps):
                     return "reset"
@@ -1099,6 +1113,35 @@ def _reset_per_call(module: cst.Module, node: cst.CSTNode) -> bool:
             if any(isinstance(n, (cst.Name, cst.Attribute)) and (dotted_name(n) or "").startswith("self.") for n in loops.walk(test)):
                 return False  # ``if self.state is None:`` resets once, then the state is kept
     return True
+
+
+def _holder_resets(model, module: cst.Module, node: cst.CSTNode, attr: str, state_cls: ClassSummary) -> bool:
+    """``node`` (a call on ``self.<member>`` or an assignment through it) sits in the ``forward`` of a
+    class whose ``self.<member>`` is an instance of ``state_cls``, and the model knows that forward
+    re-creates ``attr`` of it on every call that may read it (:meth:`ModuleModel.reset_each_call`)."""
+    method, owner = _enclosing_method(module, node)
+    if method is None or owner is None or method.name.value != "forward" or not method.params.params:
+        return False
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        receivers = [node.func.value]
+    elif isinstance(node, cst.Assign):
+        receivers = [t.target.value for t in node.targets if isinstance(t.target, cst.Attribute)]
+    else:
+        return False
+    self_name = method.params.params[0].name.value
+    holder = model.cls(owner.name.value)
+    forward = model.method(holder, "forward") if holder is not None else None
+    if holder is None or forward is None:
+        return False
+    for receiver in receivers:
+        spelled = dotted_name(receiver) or ""
+        head, _, member = spelled.partition(".")
+        if head != self_name or not member or "." in member:
+            continue
+        held = model.instance_class(forward, spelled)
+        if held is not None and any(c is state_cls for c in model.mro(held)) and attr in model.reset_each_call(holder, member):
+            return True
+    return False
 
 
 def _around_training_loop(module: cst.Module, site: cst.CSTNode, training_loops: Sequence[cst.CSTNode]) -> bool:
