@@ -244,7 +244,9 @@ class CarriedState(Rule):
     truncated back-propagation through time — the usual intent. The first
     iteration's gradients are unchanged; the original fails from the second.
     When a `backward(..., retain_graph=True)` in the loop keeps the original
-    running, the fix changes its gradients and is marked unsafe. So is the
+    running, the fix changes its gradients and is marked unsafe; so it is when
+    every backward of the loop is under a test (`if step % 2 == 0:`), where
+    the first backward that runs goes back through the iterations before it. So is the
     detach-in-forward fix of module state where the training loop is not in
     the module's file, or where the file re-creates the state somewhere that
     may run between training steps (a method with no backward of its own): a
@@ -830,6 +832,11 @@ class CarriedState(Rule):
                 anchor = next((s for s in body[: body.index(anchor)] if _rebinds(s, name)), anchor)
             groups.setdefault(anchor, []).append(name)
         retain = any(b.retain_graph for b in flow.backwards.values() if loop in b.loops)
+        # Every backward under a test (``if step % 2 == 0:``): an iteration may skip it, so the first
+        # backward that runs walks several iterations' graphs, and a detach as each starts changes it.
+        gated = not any(
+            loop in b.loops and _unconditional_in(loop, call) for call, b in flow.backwards.items()
+        )
         for anchor, group in groups.items():
             first = carried.first_read[group[0]]
             kinds = [self._kind(flow, facts, loop, name) for name in group]
@@ -867,7 +874,10 @@ class CarriedState(Rule):
                 statements = _detach_statements(group, kinds, maybe_none, self._fresh_name())
                 title = "Detach " + ", ".join(f"`{n}`" for n in group) + " at the start of each iteration"
                 edit = InsertBefore(anchor, tuple(statements))
-                fix = Fix.unsafe(title, edit) if retain else Fix.safe(title, edit)
+                if gated and not retain:
+                    message += (" (the backward runs only on some iterations: the first one that runs went back "
+                                "through the earlier ones, and this fix cuts that, so it is unsafe)")
+                fix = Fix.unsafe(title, edit) if retain or gated else Fix.safe(title, edit)
             self.report(first, message, fix=fix)
 
     def _report_entries(self, flow: GraphFlow, loop: cst.CSTNode, entries: List[loops.CarriedEntry]) -> None:
@@ -1469,6 +1479,29 @@ def _detach_expression(name: str, kind: str, var: str) -> str:
     if kind == "dict":
         return f"{{key: value.detach() for key, value in {name}.items()}}"
     return f"tuple({var}.detach() for {var} in {name})"
+
+
+def _unconditional_in(loop: cst.CSTNode, call: cst.CSTNode) -> bool:
+    """``call`` runs on every iteration of ``loop`` that reaches it: no ``if``, ``try``, inner loop or
+    nested scope between the loop's body and the call."""
+    found = False
+
+    def visit(node: cst.CSTNode, plain: bool) -> None:
+        nonlocal found
+        if found:
+            return
+        if node is call:
+            found = plain
+            return
+        if node is not loop and isinstance(node, (cst.If, cst.Try, cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Match)):
+            plain = False
+        for child in children(node):
+            visit(child, plain)
+
+    body = getattr(loop, "body", None)
+    if body is not None:
+        visit(body, True)
+    return found
 
 
 def _detach_statements(names: List[str], kinds: List[str], maybe_none: Set[str], var: str) -> List[cst.BaseStatement]:

@@ -1,6 +1,7 @@
 # AF102: the same gated backward every second chunk, but the recurrent state is never detached. The
 # chunk after a backward starts from a state whose graph that backward freed, and the next backward
 # walks back into it: "Trying to backward through the graph a second time".
+# autofix-test: verdict=diverged unsafe-fixes
 import torch
 import torch.nn as nn
 
