@@ -32,6 +32,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
+from autofix.model.nodes import dotted
+
 #: methods of a dict that do not put a value of their own choosing into it
 _READS = frozenset({"get", "keys", "values", "items", "copy", "pop", "popitem", "clear", "__contains__", "__getitem__"})
 #: builtins that only read a container handed to them
@@ -39,17 +41,6 @@ _READING_BUILTINS = frozenset({"len", "print", "str", "repr", "list", "sorted", 
 _EMPTY_CONSTRUCTORS = frozenset({"dict", "OrderedDict"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def element_receivers(
@@ -182,7 +173,7 @@ class _Reader:
             and value.func.attr in ("get", "setdefault") and len(value.args) == 2 and not value.keywords
         ):
             value = value.args[1]
-        spelled = _dotted(value.func) if isinstance(value, ast.Call) else None
+        spelled = dotted(value.func) if isinstance(value, ast.Call) else None
         if spelled is None or not spelled.rsplit(".", 1)[-1][:1].isupper():
             return ""
         return self.qualify(spelled)
@@ -223,7 +214,7 @@ class _Reader:
             return ""
         if (
             isinstance(value, ast.Call) and not value.args and not value.keywords
-            and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _EMPTY_CONSTRUCTORS
+            and (dotted(value.func) or "").rsplit(".", 1)[-1] in _EMPTY_CONSTRUCTORS
         ):
             return ""
         if isinstance(value, (ast.Dict, ast.DictComp, ast.Call)):

@@ -86,3 +86,15 @@ def nodes_of(tree: ast.Module) -> ModuleNodes:
         found = ModuleNodes(tree)
         tree._autofix_nodes = found  # type: ignore[attr-defined]
     return found
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """``self.opt.step`` for an attribute chain of plain names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None

@@ -12,6 +12,7 @@ import ast
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from autofix.model.inplace_ops import INPLACE_METHODS
+from autofix.model.nodes import dotted
 from autofix.model.vocabulary import (
     CUT_ATTRIBUTES, CUT_METHODS, KEEP_METHODS, LIBRARIES, SAVES_OUTPUT, TENSOR_METHODS, Effect, function_effect,
 )
@@ -116,7 +117,7 @@ def returned_outputs(func: FunctionAst, torch_names: Set[str]) -> Tuple[str, ...
                 bound.update(merged)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 off = any(
-                    (_dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
+                    (dotted(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr) or "")
                     .rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
                     for i in stmt.items
                 )
@@ -155,24 +156,13 @@ def tests_training(test: ast.expr) -> Optional[bool]:
         test = test.operand  # type: ignore[attr-defined]
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return not negated
-    if isinstance(test, ast.Call) and not test.args and (_dotted(test.func) or "").rsplit(".", 1)[-1] in _EXPORTING_TESTS:
+    if isinstance(test, ast.Call) and not test.args and (dotted(test.func) or "").rsplit(".", 1)[-1] in _EXPORTING_TESTS:
         return negated
     return None
 
 
 def _is_self_attr(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def stored_names(target: ast.AST) -> List[str]:

@@ -58,6 +58,7 @@ from autofix.model.vocabulary import (
 )
 from autofix.model.frameworks import ACCELERATORS, FABRICS, SYNC_GATED_CONTEXTS
 from autofix.model.containers import element_receivers
+from autofix.model.nodes import dotted
 from autofix.model.self_state import MemberUse, carried_attributes, member_uses, opt_in_branches, reset_attributes
 from autofix.model.lazy import LazyTable, Once, SourceTree
 from autofix.model.returned import (
@@ -929,16 +930,6 @@ def _returns_false_property(method: FunctionNode) -> bool:
 # --------------------------------------------------------------------------- expressions
 
 
-def dotted(node: ast.AST) -> Optional[str]:
-    """``self.opt.step`` for an attribute chain of plain names, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def keyword_value(call: ast.Call, name: str) -> Optional[ast.expr]:
