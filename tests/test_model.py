@@ -235,6 +235,24 @@ def test_star_import_binds_what_the_module_defines_and_its_all_lists(tmp_path):
     assert model.resolve("missing") is None
 
 
+def test_package_of_star_imports_resolves_each_module_once(tmp_path):
+    # A package ``__init__`` star-importing its eight modules, each star-importing the others (residual-flows'
+    # ``resflows/layers``): a name none defines took minutes when each re-export was searched again from the
+    # package down; each star-imported module is now looked into once.
+    names = [f"m{i}" for i in range(8)]
+    files = {".git/HEAD": "", "pkg/layers/__init__.py": "".join(f"from .{n} import *\n" for n in names)}
+    for n in names:
+        others = "".join(f"from .{o} import *\n" for o in names if o != n)
+        files[f"pkg/layers/{n}.py"] = others + f"class Block{n[1:]}:\n    pass\n"
+    files["train.py"] = "import pkg.layers as layers\n"
+    write(tmp_path, files)
+    model = model_of(tmp_path, "train.py")
+    started = time.process_time()
+    assert isinstance(model.resolve("layers.Block7"), ClassSummary)
+    assert model.resolve("layers.Missing") is None
+    assert time.process_time() - started < 5
+
+
 def test_returned_calls_of_helpers_are_followed_in_their_own_module(tmp_path):
     write(
         tmp_path,

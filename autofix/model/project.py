@@ -442,11 +442,41 @@ class ModuleModel:
             target = module.imports.get(head)
             if target is not None and target != qualified:
                 return self.resolve_qualified(f"{target}.{tail}" if tail else target, depth + 1)
-            for star in module.star_imports:
-                found = self.resolve_qualified(f"{star}.{rest}", depth + 1)
+            return self._through_stars(module, ".".join(parts[:cut]), rest, depth, set())
+        return None
+
+    def _through_stars(
+        self, module: ModuleSummary, found_as: str, rest: str, depth: int, seen: Set[str]
+    ) -> Optional[Definition]:
+        """``rest`` defined, or re-exported by name, in a module that ``module`` star-imports, followed
+        through their own star imports. Each star-imported module is looked into once: a package whose
+        ``__init__`` star-imports its modules, which star-import each other, is read in linear time."""
+        # A module summarised under a shorter name than it was found by (``layers.m0`` for
+        # ``pkg.layers.m0``) names its relative star imports the same way: rebase them.
+        name = module.name or ""
+        prefix = found_as[: len(found_as) - len(name)] if name and found_as.endswith("." + name) else ""
+        for star in module.star_imports:
+            if star in seen or depth >= _MAX_DEPTH:
+                continue
+            seen.add(star)
+            inner, where = self._module(star), star
+            if inner is None and prefix:
+                where = prefix + star
+                inner = self._module(where)
+            if inner is None:
+                continue
+            found = self._local(inner, rest)
+            if found is not None:
+                return found
+            head, _, tail = rest.partition(".")
+            target = inner.imports.get(head)
+            if target is not None:
+                found = self.resolve_qualified(f"{target}.{tail}" if tail else target, depth + 1)
                 if found is not None:
                     return found
-            return None
+            found = self._through_stars(inner, where, rest, depth + 1, seen)
+            if found is not None:
+                return found
         return None
 
     def methods_named(self, name: str) -> List[FunctionSummary]:
