@@ -40,11 +40,12 @@ class GRUTagger(nn.Module):
 
 
 torch.manual_seed(16)
-for model in (LSTMTagger(3, 5), GRUTagger(3, 5)):
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for _ in range(3):
-        loss = model(torch.randn(2, 4, 3)).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+lstm_tagger, gru_tagger = LSTMTagger(3, 5), GRUTagger(3, 5)
+optimizer = torch.optim.SGD([*lstm_tagger.parameters(), *gru_tagger.parameters()], lr=0.1)
+for _ in range(3):
+    batch = torch.randn(2, 4, 3)
+    loss = lstm_tagger(batch).pow(2).mean() + gru_tagger(batch).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
 print("trained")
