@@ -18,6 +18,7 @@ import pytest
 from corpus_cases import cases
 
 from autofix import cli
+from autofix.types import PASSING_VERDICTS
 from autofix.doctor import diagnose as dx
 from autofix.doctor import merge
 from autofix.doctor.fixes import guided_rule
@@ -265,11 +266,15 @@ def test_import_error_gives_no_finding(tmp_path):
 
 
 def _write_exit_code(document, *, unsafe):
-    """``--write``'s exit code, as ruff's: 0 once every finding was fixed, 1 while any is left."""
+    """``--write``'s exit code, as ruff's: 0 once every finding was fixed, 1 while any is left, and 1
+    where a verification did not pass (the fix is not written: a failed verification, DESIGN.md)."""
     left = any(
         f["fix"] is None or (f["fix"]["applicability"] == "unsafe" and not unsafe) for f in document["findings"]
     )
-    return 1 if left or any(f["error"] for f in document["files"]) else 0
+    failed = any(
+        f.get("verification") and f["verification"]["verdict"] not in PASSING_VERDICTS for f in document["files"]
+    )
+    return 1 if left or failed or any(f["error"] for f in document["files"]) else 0
 
 
 _EXPECTED = {
