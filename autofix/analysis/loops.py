@@ -149,6 +149,18 @@ def target_parts(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield target
 
 
+def binding_targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """What a node binds: the targets of ``a = b = v``, ``a: T = v``, ``a += v``, ``for a in ...``,
+    ``with ... as a``; none for any other node."""
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets]
+    if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+        return [node.target]
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return [node.asname.name]
+    return []
+
+
 def target_names(target: cst.BaseExpression) -> Iterator[Tuple[str, cst.BaseExpression]]:
     """Dotted names a target binds outright (``a``, ``self.h``, each of ``a, (b, c)``)."""
     for part in target_parts(target):

@@ -293,7 +293,8 @@ class _Analysis:
         expressions: List[cst.CSTNode] = [tensor]
         if component is not None:
             expressions.extend(node for targets, _, node in body.bindings if targets & component.names)
-        methods = _class_methods(self.context.module, scope)
+        owners = self.context.fact("retain.class_methods", lambda: _class_methods(self.context.module))
+        methods = owners.get(id(scope), {})
         for expression in expressions:
             for node in walk_local(expression):
                 if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
@@ -885,11 +886,7 @@ def _graph_holding_classes(module: cst.Module, graph_attributes: Set[str]) -> Se
         if not isinstance(node, cst.ClassDef):
             continue
         for inner in loops.walk(node.body):
-            targets: List[cst.BaseExpression] = []
-            if isinstance(inner, cst.Assign):
-                targets = [t.target for t in inner.targets]
-            elif isinstance(inner, (cst.AnnAssign, cst.AugAssign)):
-                targets = [inner.target]
+            targets = loops.binding_targets(inner) if isinstance(inner, (cst.Assign, cst.AnnAssign, cst.AugAssign)) else []
             if any(
                 isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == "self"
                 and part.attr.value in graph_attributes
@@ -900,35 +897,26 @@ def _graph_holding_classes(module: cst.Module, graph_attributes: Set[str]) -> Se
     return found
 
 
-def _class_methods(module: cst.Module, scope: Scope) -> Dict[str, cst.FunctionDef]:
-    """The methods of the class whose method ``scope`` is, by name (none for other scopes)."""
-    if not isinstance(scope, cst.FunctionDef):
-        return {}
+def _class_methods(module: cst.Module) -> Dict[int, Dict[str, cst.FunctionDef]]:
+    """For each method (by id), the methods of its class by name: read once per module."""
+    found: Dict[int, Dict[str, cst.FunctionDef]] = {}
     for node in loops.walk(module):
-        if isinstance(node, cst.ClassDef) and any(s is scope for s in node.body.body):
-            return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
-    return {}
+        if isinstance(node, cst.ClassDef):
+            methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+            for method in methods.values():
+                found[id(method)] = methods
+    return found
 
 
 def _assigned_attributes(module: cst.Module) -> Set[str]:
     """Attribute names the module binds anywhere (``self.x = ...``, ``for self.i in ...``, ``self.t += ...``)."""
-    found: Set[str] = set()
-    for node in loops.walk(module):
-        if isinstance(node, cst.Assign):
-            targets: List[cst.BaseExpression] = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            targets = [node.target]
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            targets = [node.asname.name]
-        else:
-            continue
-        for target in targets:
-            for part in loops.target_parts(target):
-                if isinstance(part, cst.Attribute):
-                    found.add(part.attr.value)
-    return found
+    return {
+        part.attr.value
+        for node in loops.walk(module)
+        for target in loops.binding_targets(node)
+        for part in loops.target_parts(target)
+        if isinstance(part, cst.Attribute)
+    }
 
 
 def _all_scopes(module: cst.Module) -> Iterator[Scope]:

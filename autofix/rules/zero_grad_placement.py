@@ -15,7 +15,7 @@ from libcst.metadata import PositionProvider
 
 from autofix.analysis import screen
 from autofix.analysis.dataflow import bind_arguments
-from autofix.analysis.loops import target_parts
+from autofix.analysis.loops import binding_targets, target_parts
 from autofix.analysis.names import children, dotted_name, iter_calls, method_call, walk_local
 from autofix.analysis.steps import (
     Line,
@@ -872,16 +872,6 @@ def _binds_between(lines: List[Line], start: int, end: int, name: str) -> bool:
     an earlier iteration built."""
     for line in lines[start:end]:
         for node in walk_local(line.node):
-            if isinstance(node, cst.Assign):
-                targets: List[cst.BaseExpression] = [t.target for t in node.targets]
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-                targets = [node.target]
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
-                targets = [node.asname.name]
-            elif isinstance(node, (cst.For, cst.CompFor)):
-                targets = [node.target]
-            else:
-                continue
-            if any(dotted_name(part) == name for target in targets for part in target_parts(target)):
+            if any(dotted_name(part) == name for target in binding_targets(node) for part in target_parts(target)):
                 return True
     return False
